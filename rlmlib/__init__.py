@@ -1,0 +1,15 @@
+"""rlmlib: stochastic solvers for regularized loss minimization, in numba.
+
+The library behind the book. Every solver is a function ``rlmlib.<name>(X, y, *, ...)``
+returning a :class:`Result`; see ``DESIGN.md`` for the contract.
+"""
+import os as _os
+from pathlib import Path as _Path
+
+# numba reads NUMBA_CACHE_DIR when it is first imported: keep its disk cache inside the
+# project so that environments never share (possibly stale) compiled kernels.
+_os.environ.setdefault(
+    "NUMBA_CACHE_DIR", str(_Path(__file__).resolve().parent.parent / ".numba_cache")
+)
+
+__version__ = "0.1.0"
