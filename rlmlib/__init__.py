@@ -13,3 +13,9 @@ _os.environ.setdefault(
 )
 
 __version__ = "0.1.0"
+
+from ._checks import Rows, as_rows, check_X_y  # noqa: E402
+from ._result import Result, Trace  # noqa: E402
+from .losses import LOSSES, loss_code, loss_deriv, loss_value  # noqa: E402
+from .objective import (accuracy, decision_function, mse, objective, regularizer,  # noqa: E402
+                        test_error)

@@ -1,0 +1,88 @@
+"""Run a solver between checkpoints, timing only the solver (DESIGN.md, "The solver contract").
+
+``advance(t_begin, t_end)`` performs steps t_begin .. t_end-1 in place (timed);
+``evaluate()`` returns ``(objective, test_metric_or_None)`` at a checkpoint (not timed).
+Solvers draw their random numbers in blocks that do not depend on where the checkpoints fall
+(e.g. one permutation per epoch), so a run's result does not depend on ``n_checkpoints``.
+"""
+import sys
+import time
+
+import numpy as np
+
+from ._result import Trace
+
+
+def checkpoints(total_steps, n_checkpoints):
+    """0 and n_checkpoints step counts spread evenly up to total_steps (distinct, sorted)."""
+    k = min(int(n_checkpoints), int(total_steps))
+    pts = np.unique(np.round(np.linspace(0, total_steps, k + 1)).astype(np.int64))
+    return pts
+
+
+def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoints=20,
+                     progress=False, desc="", test_metric_name=None):
+    """Alternate timed ``advance`` calls and untimed ``evaluate`` calls; return a Trace."""
+    pts = checkpoints(total_steps, n_checkpoints)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm  # lazy: only when a bar is asked for
+
+        bar = tqdm(total=int(total_steps), desc=desc, file=sys.stdout, unit="step")
+    its, secs, objs, tests = [], [], [], []
+    elapsed = 0.0
+    eval_seconds = 0.0
+
+    def record(t):
+        nonlocal eval_seconds
+        e0 = time.perf_counter()
+        obj, tm = evaluate()
+        eval_seconds += time.perf_counter() - e0
+        its.append(t)
+        secs.append(elapsed)
+        objs.append(obj)
+        tests.append(tm)
+
+    record(0)
+    for a, b in zip(pts[:-1], pts[1:]):
+        t_start = time.perf_counter()
+        advance(int(a), int(b))
+        elapsed += time.perf_counter() - t_start
+        if bar is not None:
+            bar.update(int(b - a))
+        record(int(b))
+    if bar is not None:
+        bar.close()
+    it = np.asarray(its, dtype=np.int64)
+    has_test = tests[0] is not None
+    return Trace(
+        iteration=it,
+        epoch=it / float(steps_per_epoch),
+        seconds=np.asarray(secs, dtype=np.float64),
+        objective=np.asarray(objs, dtype=np.float64),
+        test_metric=np.asarray(tests, dtype=np.float64) if has_test else None,
+        test_metric_name=test_metric_name if has_test else None,
+        eval_seconds=eval_seconds,
+    )
+
+
+def make_evaluate(rows, y, sigma, code, p, test, task, get_w):
+    """The usual ``evaluate`` of a solver whose current weights ``get_w()`` returns: the
+    objective, and the accuracy (binary) or mean squared error (regression) on
+    ``test = (Rows, y)`` when a test set is given (else None)."""
+    from .objective import decision_function_rows, objective_rows
+
+    def evaluate():
+        w = get_w()
+        obj = objective_rows(rows, y, w, sigma, code, p)
+        tm = None
+        if test is not None:
+            z = decision_function_rows(test[0], w)
+            if task == "regression":
+                r = z - test[1]
+                tm = float(np.dot(r, r) / r.shape[0])
+            else:
+                tm = float(np.mean(np.where(z > 0.0, 1.0, -1.0) == test[1]))
+        return obj, tm
+
+    return evaluate

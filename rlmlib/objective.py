@@ -1,0 +1,174 @@
+"""The common objective and metrics (DESIGN.md, "Objective and metrics").
+
+    F(w) = sigma * r(w) + (1/m) sum_i loss(<w, x_i>, y_i),   r(w) = ||w||_p^2 / (2 (p - 1)),
+
+with p in (1, 2]; at p = 2, r(w) = ||w||^2 / 2. X may be dense or sparse: the kernels below
+take CSR rows (see ``_checks.Rows``).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ._checks import (as_rows, check_interval, check_positive, check_test_set, check_weights,
+                      check_X_y, check_y, n_rows)
+from .losses import loss_code, loss_deriv, loss_task, loss_value
+
+
+# ----------------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def margins(data, indices, indptr, w, out):
+    """out[i] = <w, x_i> for the CSR rows."""
+    m = indptr.shape[0] - 1
+    for i in range(m):
+        z = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            z += data[j] * w[indices[j]]
+        out[i] = z
+    return out
+
+
+@njit(cache=True)
+def mean_loss(data, indices, indptr, w, y, code):
+    """(1/m) sum_i loss(<w, x_i>, y_i)."""
+    m = indptr.shape[0] - 1
+    total = 0.0
+    for i in range(m):
+        z = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            z += data[j] * w[indices[j]]
+        total += loss_value(code, z, y[i])
+    return total / m
+
+
+@njit(cache=True)
+def mean_loss_grad(data, indices, indptr, w, y, code, grad):
+    """Mean loss, and grad = (1/m) sum_i loss'(<w, x_i>, y_i) x_i (written into grad)."""
+    m = indptr.shape[0] - 1
+    grad[:] = 0.0
+    total = 0.0
+    for i in range(m):
+        z = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            z += data[j] * w[indices[j]]
+        total += loss_value(code, z, y[i])
+        d = loss_deriv(code, z, y[i]) / m
+        if d != 0.0:
+            for j in range(indptr[i], indptr[i + 1]):
+                grad[indices[j]] += d * data[j]
+    return total / m
+
+
+# ------------------------------------------------------------------------------ regularizer
+def _pnorm_scaled(w, p):
+    """(M, ||w/M||_p) with M = max|w_i|, so that ||w||_p = M * ||w/M||_p without overflow."""
+    a = np.abs(w)
+    M = float(a.max()) if a.size else 0.0
+    if M == 0.0:
+        return 0.0, 0.0
+    u = a / M
+    if p == 2.0:
+        return M, float(math.sqrt(np.dot(u, u)))
+    return M, float(np.sum(u ** p) ** (1.0 / p))
+
+
+def check_p(p):
+    """p of the p-norm regularizer must lie in (1, 2]."""
+    return check_interval("p", p, 1.0, 2.0, lo_closed=False, hi_closed=True)
+
+
+def regularizer(w, p=2.0):
+    """r(w) = ||w||_p^2 / (2(p-1)), computed by factoring out max|w_i| (no overflow)."""
+    p = check_p(p)
+    w = np.asarray(w, dtype=np.float64)
+    M, nu = _pnorm_scaled(w, p)
+    # ||w||_p^2 / (2(p-1)) = (M nu) * ((M nu) / (2(p-1))): overflows only if the result does
+    return (M * nu) * ((M * nu) / (2.0 * (p - 1.0)))
+
+
+def regularizer_grad(w, p=2.0):
+    """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p-1), without overflow.
+
+    With M = max|w_i| and u = w/M this is M ||u||_p^(2-p) |u_i|^(p-1) sgn(u_i) / (p-1); at
+    p = 2 it is w itself.
+    """
+    p = check_p(p)
+    w = np.asarray(w, dtype=np.float64)
+    if p == 2.0:
+        return w.copy()
+    M, nu = _pnorm_scaled(w, p)
+    if M == 0.0:
+        return np.zeros_like(w)
+    u = w / M
+    return M * nu ** (2.0 - p) * np.abs(u) ** (p - 1.0) * np.sign(u) / (p - 1.0)
+
+
+# -------------------------------------------------------------------------------- objective
+def objective_rows(rows, y, w, sigma, code, p=2.0):
+    """F(w) on already-checked rows (used by the solvers at checkpoints; no checks)."""
+    loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
+    reg = 0.5 * float(np.dot(w, w)) if p == 2.0 else regularizer(w, p)
+    return sigma * reg + loss
+
+
+def objective(X, y, w, *, sigma, loss, p=2.0):
+    """F(w) = sigma * r(w) + (1/m) sum_i loss(<w, x_i>, y_i), with r the p-norm regularizer.
+
+    For classification losses any two labels are mapped to -1/+1 in sorted order, as the
+    solvers do.
+    """
+    code = loss_code(loss)
+    sigma = check_positive("sigma", sigma)
+    p = check_p(p)
+    rows, yf, _ = check_X_y(X, y, task=loss_task(loss))
+    w = check_weights(w, rows.n_features)
+    return objective_rows(rows, yf, w, sigma, code, p)
+
+
+# ---------------------------------------------------------------------------------- metrics
+def decision_function_rows(rows, w):
+    out = np.empty(n_rows(rows))
+    return margins(rows.data, rows.indices, rows.indptr, w, out)
+
+
+def decision_function(X, w):
+    """<w, x_i> for every row of X (dense or sparse)."""
+    rows = as_rows(X)
+    w = check_weights(w, rows.n_features)
+    return decision_function_rows(rows, w)
+
+
+def _labels_pm1(X, y, w, classes):
+    rows = as_rows(X)
+    w = check_weights(w, rows.n_features)
+    if classes is None:
+        yf, _ = check_y(y, n_rows(rows), task="binary")
+    else:
+        yf = check_test_set(X, y, rows.n_features, "binary", np.asarray(classes))[1]
+    return rows, yf, w
+
+
+def accuracy(X, y, w, classes=None):
+    """Fraction of rows with sign(<w, x_i>) equal to the label (z > 0 predicts +1).
+
+    Labels are mapped to -1/+1 in sorted order, or by ``classes`` (classes[0] <-> -1) when
+    given, which allows a test set that holds only one of the two classes.
+    """
+    rows, yf, w = _labels_pm1(X, y, w, classes)
+    z = decision_function_rows(rows, w)
+    pred = np.where(z > 0.0, 1.0, -1.0)
+    return float(np.mean(pred == yf))
+
+
+def test_error(X, y, w, classes=None):
+    """1 - accuracy."""
+    return 1.0 - accuracy(X, y, w, classes)
+
+
+def mse(X, y, w):
+    """Mean squared error (1/m) sum_i (<w, x_i> - y_i)^2."""
+    rows = as_rows(X)
+    w = check_weights(w, rows.n_features)
+    yf, _ = check_y(y, n_rows(rows), task="regression")
+    r = decision_function_rows(rows, w) - yf
+    return float(np.dot(r, r) / r.shape[0])

@@ -1,0 +1,42 @@
+"""Shared fixtures: small dense/sparse binary and regression problems."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+
+def make_binary(m=120, n=8, seed=0, density=None):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, n))
+    if density is not None:
+        X *= rng.random((m, n)) < density
+    w = rng.standard_normal(n)
+    y = np.where(X @ w + 0.5 * rng.standard_normal(m) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.fixture
+def binary():
+    return make_binary()
+
+
+@pytest.fixture
+def binary_sparse():
+    X, y = make_binary(m=200, n=30, seed=1, density=0.2)
+    return X, sp.csr_matrix(X), y
+
+
+@pytest.fixture
+def regression():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((100, 6))
+    y = X @ rng.standard_normal(6) + 0.1 * rng.standard_normal(100)
+    return X, y
+
+
+@pytest.fixture(scope="session")
+def breast_cancer_std():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return X, y

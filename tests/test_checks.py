@@ -1,0 +1,215 @@
+"""Every input check has its own test (issue 3, item 7)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import rlmlib
+from rlmlib._checks import (as_rows, check_choice, check_int, check_interval, check_positive,
+                            check_seed, check_X_y)
+
+
+def test_dense_rows_are_a_view(binary):
+    X, y = binary
+    X = np.ascontiguousarray(X)
+    rows, yf, classes = check_X_y(X, y)
+    assert np.shares_memory(rows.data, X)
+    assert rows.indices.dtype == np.int32 and rows.indptr.dtype == np.int64
+    m, n = X.shape
+    assert np.array_equal(rows.indices, np.tile(np.arange(n), m))
+    assert np.array_equal(rows.indptr, np.arange(0, m * n + 1, n))
+    assert not rows.sparse and rows.n_features == n
+
+
+def test_nan_rejected(binary):
+    X, y = binary
+    X = X.copy()
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match="X must not contain NaN or inf, found nan"):
+        check_X_y(X, y)
+
+
+def test_inf_rejected(binary):
+    X, y = binary
+    X = X.copy()
+    X[0, 0] = -np.inf
+    with pytest.raises(ValueError, match="NaN or inf, found -inf"):
+        check_X_y(X, y)
+
+
+def test_inf_rejected_sparse(binary):
+    X, y = binary
+    S = sp.csr_matrix(X)
+    S.data[5] = np.inf
+    with pytest.raises(ValueError, match="NaN or inf, found inf"):
+        check_X_y(S, y)
+
+
+def test_nan_label_rejected(binary):
+    X, y = binary
+    y = y.copy()
+    y[0] = np.nan
+    with pytest.raises(ValueError, match="y must not contain NaN"):
+        check_X_y(X, y)
+
+
+def test_length_mismatch(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match="X with 120 rows and y with 119 entries"):
+        check_X_y(X, y[:-1])
+
+
+def test_empty_rejected():
+    with pytest.raises(ValueError, match=r"X must be non-empty, got shape \(0, 3\)"):
+        check_X_y(np.zeros((0, 3)), np.zeros(0))
+    with pytest.raises(ValueError, match="non-empty"):
+        check_X_y(sp.csr_matrix((0, 3)), np.zeros(0))
+
+
+def test_single_class():
+    with pytest.raises(ValueError, match="got a single class 'a'"):
+        check_X_y(np.eye(3), np.array(["a", "a", "a"]))
+
+
+def test_more_than_two_labels():
+    with pytest.raises(ValueError, match="got 3 distinct labels"):
+        check_X_y(np.eye(3), np.array([0, 1, 2]))
+
+
+def test_not_2d():
+    with pytest.raises(ValueError, match=r"X must be 2-D .* shape \(5,\)"):
+        check_X_y(np.arange(5.0), np.array([0, 1, 0, 1, 0]))
+    with pytest.raises(ValueError, match=r"shape \(2, 2, 2\)"):
+        as_rows(np.zeros((2, 2, 2)))
+
+
+def test_y_not_1d(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match=r"y must be 1-D, got an array of shape \(120, 1\)"):
+        check_X_y(X, y.reshape(-1, 1))
+
+
+def test_non_numeric():
+    with pytest.raises(TypeError, match="X must hold real numbers"):
+        check_X_y(np.array([["a", "b"], ["c", "d"]]), np.array([0, 1]))
+    with pytest.raises(TypeError, match="X must hold real numbers"):
+        check_X_y(np.array([[1 + 1j, 0], [0, 1]]), np.array([0, 1]))
+    with pytest.raises(TypeError, match="X must be a 2-D array"):
+        as_rows("not an array")
+
+
+def test_non_numeric_regression_target():
+    with pytest.raises(TypeError, match="y must hold real numbers"):
+        check_X_y(np.eye(2), np.array(["a", "b"]), task="regression")
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, np.nan, np.inf, -np.inf, "1", None, True])
+def test_positive(bad):
+    with pytest.raises(ValueError, match=f"lam must be a finite number > 0, got {bad!r}"):
+        check_positive("lam", bad)
+
+
+def test_positive_ok():
+    assert check_positive("sigma", np.float32(0.5)) == 0.5
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_int_below(bad):
+    with pytest.raises(ValueError, match=f"epochs must be an integer >= 1, got {bad}"):
+        check_int("epochs", bad)
+
+
+@pytest.mark.parametrize("bad", [1.0, 2.5, "3", None, True])
+def test_int_type(bad):
+    with pytest.raises(TypeError, match="T must be an integer >= 1"):
+        check_int("T", bad)
+
+
+def test_int_range_k():
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 10\], got 11"):
+        check_int("k", 11, lo=1, hi=10)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, 10\], got 0"):
+        check_int("k", 0, lo=1, hi=10)
+    assert check_int("k", np.int64(10), lo=1, hi=10) == 10
+
+
+@pytest.mark.parametrize("bad", [1.0, 2.5, 0.5, np.nan, "2"])
+def test_interval(bad):
+    with pytest.raises(ValueError, match=r"p must be (a number )?in \(1.0, 2.0\]"):
+        check_interval("p", bad, 1.0, 2.0, lo_closed=False, hi_closed=True)
+    assert check_interval("p", 2, 1.0, 2.0, lo_closed=False) == 2.0
+
+
+def test_choice():
+    with pytest.raises(ValueError, match="loss must be one of 'hinge', 'log'; got 'hing'"):
+        check_choice("loss", "hing", ("hinge", "log"))
+    with pytest.raises(ValueError, match="loss must be one of"):
+        check_choice("loss", ["hinge"], ("hinge", "log"))
+
+
+@pytest.mark.parametrize("bad", [1.5, "0", None, np.float64(3.0), True])
+def test_seed_type(bad):
+    with pytest.raises(TypeError, match="seed must be a non-negative integer"):
+        check_seed(bad)
+
+
+def test_seed_negative():
+    with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
+        check_seed(-1)
+    assert check_seed(np.int32(7)) == 7
+
+
+@pytest.mark.parametrize("fmt", ["csc", "coo", "lil", "dok", "bsr"])
+def test_sparse_formats_converted(binary, fmt):
+    X, y = binary
+    X = X * (np.abs(X) > 1)
+    S = sp.csr_matrix(X).asformat(fmt)
+    rows, _, _ = check_X_y(S, y)
+    assert rows.sparse
+    back = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=X.shape).toarray()
+    assert np.array_equal(back, X)
+    assert rows.data.dtype == np.float64 and rows.indices.dtype == np.int32
+    assert rows.indptr.dtype == np.int64
+
+
+def test_sparse_array_accepted(binary):
+    X, y = binary
+    rows, _, _ = check_X_y(sp.csr_array(X), y)
+    assert rows.sparse
+
+
+def test_float32_upcast(binary):
+    X, y = binary
+    X32 = X.astype(np.float32)
+    rows, _, _ = check_X_y(X32, y)
+    assert rows.data.dtype == np.float64
+    assert np.array_equal(rows.data, X32.astype(np.float64).ravel())
+    rows, _, _ = check_X_y(sp.csr_matrix(X32), y)
+    assert rows.data.dtype == np.float64
+
+
+def test_fortran_and_int_input(binary):
+    X, y = binary
+    rows, _, _ = check_X_y(np.asfortranarray(X), y)
+    assert np.array_equal(rows.data, X.ravel())
+    rows, _, _ = check_X_y((X > 0).astype(int), y)
+    assert rows.data.dtype == np.float64
+
+
+def test_labels_mapping_kept():
+    X = np.eye(4)
+    rows, yf, classes = check_X_y(X, np.array(["spam", "ham", "spam", "ham"]))
+    assert list(classes) == ["ham", "spam"]
+    assert list(yf) == [1.0, -1.0, 1.0, -1.0]
+    _, yf, classes = check_X_y(X, np.array([0, 1, 1, 0]))
+    assert list(classes) == [0, 1] and list(yf) == [-1, 1, 1, -1]
+
+
+def test_labels_roundtrip_through_solver_result(binary):
+    X, y = binary
+    labels = np.where(y > 0, "pos", "neg")
+    res = rlmlib.Result(w=np.ones(X.shape[1]), solver="x", params={},
+                        trace=None, classes=np.array(["neg", "pos"]))
+    pred = res.predict(X)
+    assert set(pred) <= {"neg", "pos"}
+    assert np.array_equal(pred == "pos", X @ np.ones(X.shape[1]) > 0)
+    assert labels.shape == pred.shape
