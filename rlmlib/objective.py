@@ -17,13 +17,20 @@ from .losses import loss_code, loss_deriv, loss_task, loss_value
 
 # ----------------------------------------------------------------------------------- kernels
 @njit(cache=True)
+def row_dot(data, indices, start, stop, w):
+    """<w, x_i> for the CSR row stored in data/indices[start:stop]."""
+    z = 0.0
+    for j in range(start, stop):
+        z += data[j] * w[indices[j]]
+    return z
+
+
+@njit(cache=True)
 def margins(data, indices, indptr, w, out):
     """out[i] = <w, x_i> for the CSR rows."""
     m = indptr.shape[0] - 1
     for i in range(m):
-        z = 0.0
-        for j in range(indptr[i], indptr[i + 1]):
-            z += data[j] * w[indices[j]]
+        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
         out[i] = z
     return out
 
@@ -34,9 +41,7 @@ def mean_loss(data, indices, indptr, w, y, code):
     m = indptr.shape[0] - 1
     total = 0.0
     for i in range(m):
-        z = 0.0
-        for j in range(indptr[i], indptr[i + 1]):
-            z += data[j] * w[indices[j]]
+        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
         total += loss_value(code, z, y[i])
     return total / m
 
@@ -48,9 +53,7 @@ def mean_loss_grad(data, indices, indptr, w, y, code, grad):
     grad[:] = 0.0
     total = 0.0
     for i in range(m):
-        z = 0.0
-        for j in range(indptr[i], indptr[i + 1]):
-            z += data[j] * w[indices[j]]
+        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
         total += loss_value(code, z, y[i])
         d = loss_deriv(code, z, y[i]) / m
         if d != 0.0:
