@@ -20,3 +20,4 @@ from .losses import LOSSES, loss_code, loss_deriv, loss_value  # noqa: E402
 from .objective import (accuracy, decision_function, mse, objective, regularizer,  # noqa: E402
                         test_error)
 from .reference import lbfgs  # noqa: E402
+from .sgd import sgd  # noqa: E402

@@ -110,7 +110,7 @@ def regularizer_grad(w, p=2.0):
 def objective_rows(rows, y, w, sigma, code, p=2.0):
     """F(w) on already-checked rows (used by the solvers at checkpoints; no checks)."""
     loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
-    reg = 0.5 * float(np.dot(w, w)) if p == 2.0 else regularizer(w, p)
+    reg = regularizer(w, p)  # scaled: a huge but finite w gives inf, not an overflow warning
     return sigma * reg + loss
 
 
