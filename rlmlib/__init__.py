@@ -21,3 +21,25 @@ from .objective import (accuracy, decision_function, mse, objective, regularizer
                         test_error)
 from .reference import lbfgs  # noqa: E402
 from .sgd import sgd  # noqa: E402
+
+# Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
+_LAZY = {
+    "RLMClassifier": "estimators",
+    "load_dataset": "datasets",
+    "load_svmlight": "datasets",
+    "Dataset": "datasets",
+}
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    if not name.startswith("_"):
+        try:  # rlmlib.synthetic etc. without an explicit import
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

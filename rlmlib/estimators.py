@@ -1,0 +1,102 @@
+"""scikit-learn compatible wrapper around any rlmlib solver (DESIGN.md, "Estimators").
+
+    clf = RLMClassifier(solver="sgd", lam=1e-4, epochs=5, loss="logistic")
+    clf.fit(X, y).score(X_test, y_test)
+    GridSearchCV(RLMClassifier(solver="sgd", epochs=5), {"lam": [1e-3, 1e-4]})
+
+The keyword arguments are the solver's own hyperparameters (``rlmlib.<solver>``'s keyword
+arguments), stored as attributes so ``get_params``/``set_params``/``clone`` work as for any
+scikit-learn estimator. Two classes are solved directly (labels mapped to -1/+1 in sorted
+order); more than two one-vs-rest, one binary problem per class. No intercept is fitted
+(``intercept_`` is 0): add a constant column or centre the data.
+"""
+import inspect
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from ._checks import _show
+
+# defaults for required hyperparameters, so RLMClassifier(solver=...) is constructible
+_DEFAULTS = {
+    "sgd": {"lam": 1e-4, "epochs": 5},
+    "lbfgs": {"sigma": 1e-4, "loss": "logistic"},
+}
+_RESERVED = {"X", "y", "X_test", "y_test", "progress", "n_checkpoints"}
+
+
+def _solver_function(solver):
+    import rlmlib
+
+    f = getattr(rlmlib, solver, None) if isinstance(solver, str) else None
+    if f is None or not callable(f) or inspect.isclass(f):
+        raise ValueError(f"solver must be the name of an rlmlib solver such as 'sgd', "
+                         f"'pegasos', 'pgs' or 'lbfgs'; got {solver!r}")
+    return f
+
+
+def _solver_params(f):
+    return [p.name for p in inspect.signature(f).parameters.values()
+            if p.kind == p.KEYWORD_ONLY and p.name not in _RESERVED]
+
+
+class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Linear classifier trained by the rlmlib solver ``solver`` with its hyperparameters."""
+
+    def __init__(self, solver="sgd", **params):
+        self.solver = solver
+        for k, v in params.items():
+            setattr(self, k, v)
+
+    def get_params(self, deep=True):
+        # the parameters are exactly the public attributes set in __init__ / set_params
+        return {k: v for k, v in vars(self).items()
+                if not k.startswith("_") and not k.endswith("_")}
+
+    def set_params(self, **params):
+        # any name is stored; fit() checks it against the solver's signature (scikit-learn
+        # asks that validation wait until fit)
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+    def _solve(self, X, y):
+        f = _solver_function(self.solver)
+        names = _solver_params(f)
+        kw = dict(_DEFAULTS.get(self.solver, {}))
+        params = self.get_params()
+        unknown = sorted(set(params) - set(names) - {"solver"})
+        if unknown:
+            raise ValueError(f"Invalid parameter(s) {unknown} for solver {self.solver!r}; valid: "
+                             f"{names}")
+        kw.update({k: v for k, v in params.items() if k != "solver"})
+        if "n_checkpoints" in inspect.signature(f).parameters:
+            kw["n_checkpoints"] = 1  # no trace needed: evaluate only start and end
+        return f(X, y, **kw)
+
+    def fit(self, X, y):
+        """Fit on X (dense or sparse) and labels y (two or more classes)."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                             y_numeric=False)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"y must contain at least two classes, got one class: "
+                             f"{_show(self.classes_[0])}")
+        if self.classes_.shape[0] == 2:
+            res = self._solve(X, y)
+            self.results_ = [res]
+            self.coef_ = res.w.reshape(1, -1)
+        else:  # one-vs-rest: class c against the others, +1 for c
+            self.results_ = [self._solve(X, np.where(y == c, 1, -1)) for c in self.classes_]
+            self.coef_ = np.vstack([r.w for r in self.results_])
+        self.intercept_ = np.zeros(self.coef_.shape[0])
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

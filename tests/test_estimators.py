@@ -1,0 +1,95 @@
+"""scikit-learn compatible estimator (issue 3, item 4)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import rlmlib
+from rlmlib.estimators import RLMClassifier
+
+KWARGS_REASON = ("the solver's hyperparameters are keyword arguments stored as attributes; "
+                 "they are the estimator's parameters (get_params lists them), which this "
+                 "check cannot see in the __init__ signature")
+
+
+def expected_failed(est):
+    if set(est.get_params()) - {"solver"}:
+        return {"check_no_attributes_set_in_init": KWARGS_REASON}
+    return {}
+
+
+@parametrize_with_checks(
+    [RLMClassifier(), RLMClassifier(solver="sgd", lam=1e-3, epochs=10, loss="logistic"),
+     RLMClassifier(solver="lbfgs", sigma=1e-3)],
+    expected_failed_checks=expected_failed,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_coef_is_the_solver_result(binary_sparse):
+    X, S, y = binary_sparse
+    labels = np.where(y > 0, "pos", "neg")
+    clf = RLMClassifier(solver="sgd", lam=1e-3, epochs=4, loss="logistic", seed=5).fit(S, labels)
+    res = rlmlib.sgd(X, labels, lam=1e-3, epochs=4, loss="logistic", seed=5)
+    np.testing.assert_allclose(clf.coef_.ravel(), res.w, rtol=1e-12, atol=1e-14)
+    assert list(clf.classes_) == ["neg", "pos"]
+    assert np.array_equal(clf.predict(X), res.predict(X))
+    np.testing.assert_allclose(clf.decision_function(S), X @ res.w, rtol=1e-12, atol=1e-12)
+    assert clf.score(X, labels) == rlmlib.accuracy(X, labels, res.w)
+
+
+def test_grid_search_and_pipeline(breast_cancer_std):
+    X, y = breast_cancer_std
+    pipe = make_pipeline(StandardScaler(), RLMClassifier(solver="sgd", epochs=5,
+                                                         loss="logistic"))
+    gs = GridSearchCV(pipe, {"rlmclassifier__lam": [1e-1, 1e-3]}, cv=3).fit(X, y)
+    assert gs.best_params_["rlmclassifier__lam"] in (1e-1, 1e-3)
+    assert gs.best_score_ > 0.9
+    assert gs.best_estimator_[-1].get_params()["lam"] == gs.best_params_["rlmclassifier__lam"]
+
+
+def test_lbfgs_estimator_matches_reference(breast_cancer_std):
+    X, y = breast_cancer_std
+    clf = RLMClassifier(solver="lbfgs", sigma=1e-3).fit(X, y)
+    ref = rlmlib.lbfgs(X, y, sigma=1e-3, loss="logistic")
+    np.testing.assert_allclose(clf.coef_.ravel(), ref.w, rtol=1e-12)
+
+
+def test_one_vs_rest():
+    rng = np.random.default_rng(0)
+    centers = np.array([[4.0, 0], [-4, 0], [0, 4]])
+    y = rng.integers(0, 3, 300)
+    X = centers[y] + rng.standard_normal((300, 2))
+    clf = RLMClassifier(solver="sgd", lam=1e-3, epochs=5).fit(X, y)
+    assert clf.coef_.shape == (3, 2) and clf.score(X, y) > 0.9
+    # each row is the binary problem "class c against the rest"
+    res = rlmlib.sgd(X, np.where(y == 2, 1, -1), lam=1e-3, epochs=5, n_checkpoints=1)
+    np.testing.assert_allclose(clf.coef_[2], res.w, rtol=1e-12)
+
+
+def test_invalid_parameters_reported_at_fit(binary):
+    X, y = binary
+    with pytest.raises(ValueError, match=r"Invalid parameter\(s\) \['T'\] for solver 'sgd'"):
+        RLMClassifier(solver="sgd", T=10).fit(X, y)
+    with pytest.raises(ValueError, match="solver must be the name of an rlmlib solver"):
+        RLMClassifier(solver="newton").fit(X, y)
+    with pytest.raises(ValueError, match="lam must be a finite number > 0, got -1"):
+        RLMClassifier(lam=-1).fit(X, y)
+    with pytest.raises(ValueError, match="one class"):
+        RLMClassifier().fit(X, np.ones(len(y)))
+
+
+def test_get_set_params_roundtrip():
+    clf = RLMClassifier(solver="sgd", lam=0.1)
+    assert clf.get_params() == {"solver": "sgd", "lam": 0.1}
+    clf.set_params(epochs=3, lam=0.2)
+    assert clf.get_params() == {"solver": "sgd", "lam": 0.2, "epochs": 3}
+    from sklearn.base import clone
+
+    c2 = clone(clf)
+    assert c2.get_params() == clf.get_params() and c2 is not clf
+    assert "lam=0.2" in repr(clf)
