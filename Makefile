@@ -1,0 +1,70 @@
+# The book's two commands:   make book   (build the HTML)   make test   (test everything)
+# Both create the environment first (.venv from requirements.txt) on a machine that has only
+# Python 3.11 and make.  See README.md.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := book
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+JB     := $(VENV)/bin/jupyter-book
+JBFLAGS := -W -n --keep-going
+
+# numba's disk cache stays inside the project, never shared between environments
+export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+# prefer the kernel spec installed in .venv over any user-wide one
+export JUPYTER_PREFER_ENV_PATH := 1
+# ipykernel's debugger warns on stderr about frozen modules (Python 3.11): not the book's
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# what the executed chapters see (see rlmlib/explore.py and README.md):
+#   RLMLIB_EXPLORE=static  explorable figures are precomputed for the static HTML
+#   TQDM_DISABLE=1         no progress bars in the built book
+BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=Agg
+
+.PHONY: book test unit html-test book-student bench clean env
+
+# ----------------------------------------------------------------------------- environment
+# rebuilt when requirements.txt or pyproject.toml change
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || { echo "[env] creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@$(PY) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"need Python 3.11, .venv has {sys.version}"'
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3" > /dev/null
+	touch $@
+
+env: $(STAMP)
+
+# ----------------------------------------------------------------------------- the book
+book: $(STAMP)
+	$(BUILD_ENV) $(PY) tools/execute.py .
+	$(BUILD_ENV) $(JB) build . $(JBFLAGS)
+	@echo "[book] HTML in _build/html/index.html"
+
+book-student: $(STAMP)
+	$(PY) tools/student.py . _build/student_src
+	$(BUILD_ENV) $(PY) tools/execute.py _build/student_src --cache $(CURDIR)/_build/.jupyter_cache
+	$(BUILD_ENV) $(JB) build _build/student_src --path-output _build/student $(JBFLAGS)
+	@echo "[book-student] HTML in _build/student/_build/html/index.html"
+
+# ----------------------------------------------------------------------------- tests
+unit: $(STAMP)
+	$(PY) -m pytest -q --ignore=tests/html
+
+html-test: $(STAMP)
+	$(PY) tests/html/ensure_chromium.py
+	$(PY) -m pytest -q tests/html
+
+test: unit book html-test
+
+# ----------------------------------------------------------------------------- benchmarks
+bench: $(STAMP)
+	@shopt -s nullglob; files=(benchmarks/*.py); \
+	if [ $${#files[@]} -eq 0 ]; then echo "[bench] no benchmarks/*.py"; exit 0; fi; \
+	for f in "$${files[@]}"; do echo "[bench] $$f"; $(PY) "$$f"; done
+
+clean:
+	rm -rf _build .numba_cache .pytest_cache
+	find . -path ./.venv -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

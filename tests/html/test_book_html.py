@@ -1,0 +1,171 @@
+"""The built HTML works offline: equations typeset, figures loaded, no script errors,
+internal links resolve, explorable figures respond to their slider.  Needs `make book`."""
+from __future__ import annotations
+
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlparse
+
+import pytest
+
+from conftest import HTML, SHOTS
+
+PAGES = sorted(p.relative_to(HTML).as_posix() for p in HTML.rglob("*.html")
+               if "_static" not in p.parts and "_sources" not in p.parts) \
+    if HTML.is_dir() else []
+# pages Sphinx generates and that hold no book content or math
+GENERATED = {"genindex.html", "search.html"}
+
+
+class _Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.refs = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("name"):
+            self.ids.add(a["name"])
+        for key in ("href", "src"):
+            if a.get(key) is not None and not (tag == "a" and key == "src"):
+                self.refs.append((tag, key, a[key]))
+
+
+def _parse(path: Path) -> _Refs:
+    p = _Refs()
+    p.feed(path.read_text(encoding="utf8"))
+    return p
+
+
+def test_pages_found():
+    assert "intro.html" in PAGES and len(PAGES) >= 5, PAGES
+
+
+def test_internal_links_resolve():
+    """Every relative href/src of every page points to an existing file, and every
+    fragment to an existing id; no script, stylesheet or image comes from the network."""
+    parsed = {}
+    problems = []
+    for page in PAGES:
+        src = HTML / page
+        refs = parsed.setdefault(src, _parse(src)).refs
+        for tag, key, url in refs:
+            u = urlparse(url)
+            if u.scheme in ("http", "https") or url.startswith("//"):
+                if tag in ("script", "img", "link") and not (tag == "link" and "canonical" in url):
+                    problems.append(f"{page}: <{tag} {key}> loads from the network: {url}")
+                continue
+            if u.scheme in ("mailto", "data", "javascript"):
+                continue
+            path, frag = urldefrag(url)
+            target = src if path == "" else (src.parent / unquote(urlparse(path).path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                problems.append(f"{page}: <{tag} {key}={url!r}> -> missing {target}")
+                continue
+            if frag and target.suffix == ".html":
+                ids = parsed.setdefault(target, _parse(target)).ids
+                if unquote(frag) not in ids:
+                    problems.append(f"{page}: <{tag} {key}={url!r}> -> no id {frag!r} in "
+                                    f"{target.relative_to(HTML)}")
+    assert not problems, "\n".join(problems[:50])
+
+
+def _wait_for_mathjax(browser, timeout=30):
+    script = """
+      const done = arguments[arguments.length - 1];
+      if (!window.MathJax || !MathJax.startup) { done('no MathJax'); return; }
+      MathJax.startup.promise.then(() => done('ok'), e => done('error: ' + e));
+    """
+    browser.set_script_timeout(timeout)
+    return browser.execute_async_script(script)
+
+
+def _console_errors(browser):
+    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page(browser, server, page):
+    browser.get(f"{server}/{page}")
+    browser.execute_script("return document.readyState")
+    n_math = browser.execute_script(
+        "return document.querySelectorAll('div.math, span.math').length")
+    if n_math:
+        assert _wait_for_mathjax(browser) == "ok", f"{page}: MathJax did not load"
+        untypeset = browser.execute_script("""
+            return Array.from(document.querySelectorAll('div.math, span.math'))
+              .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80));
+        """)
+        assert not untypeset, f"{page}: equations not typeset: {untypeset[:5]}"
+        errors = browser.execute_script(
+            "return Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent)")
+        assert not errors, f"{page}: MathJax errors: {errors}"
+    # raw TeX delimiters left in the prose (code blocks excluded) mean a formula was missed
+    raw = browser.execute_script("""
+        const w = document.createTreeWalker(document.querySelector('main') || document.body,
+                                            NodeFilter.SHOW_TEXT);
+        const bad = [];
+        while (w.nextNode()) {
+          const n = w.currentNode;
+          if (n.parentElement.closest('pre, code, script, style, .highlight, mjx-container')) continue;
+          if (/\\$\\$|\\\\\\(|\\\\\\[|\\\\begin\\{/.test(n.textContent)) bad.push(n.textContent.slice(0, 80));
+        }
+        return bad;
+    """)
+    assert not raw, f"{page}: untypeset TeX in the text: {raw[:5]}"
+    # images present and loaded (wait for lazy ones briefly)
+    deadline = time.time() + 10
+    while True:
+        broken = browser.execute_script("""
+            return Array.from(document.images)
+              .filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 100));
+        """)
+        if not broken or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    assert not broken, f"{page}: images not loaded: {broken}"
+    errors = _console_errors(browser)
+    assert not errors, f"{page}: console errors: {errors}"
+    if page in ("intro.html", "chapters/implementation/explorable.html"):
+        browser.save_screenshot(str(SHOTS / (page.replace("/", "_") + ".png")))
+
+
+def _explorable_pages():
+    return [p for p in PAGES if 'class="rlm-explore"' in (HTML / p).read_text(encoding="utf8")]
+
+
+def test_there_is_an_explorable_figure():
+    assert "chapters/implementation/explorable.html" in _explorable_pages()
+
+
+@pytest.mark.parametrize("page", _explorable_pages())
+def test_explorable_slider_changes_figure(browser, server, page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    browser.get(f"{server}/{page}")
+    figures = browser.find_elements(By.CSS_SELECTOR, "div.rlm-explore")
+    assert figures
+    for k, fig in enumerate(figures):
+        img = fig.find_element(By.CSS_SELECTOR, "img.rlm-explore-image")
+        readout = fig.find_element(By.CSS_SELECTOR, ".rlm-explore-readout")
+        for slider in fig.find_elements(By.CSS_SELECTOR, "input.rlm-explore-slider"):
+            before = (img.get_attribute("src"), fig.get_attribute("data-frame"))
+            lo, hi = int(slider.get_attribute("min")), int(slider.get_attribute("max"))
+            value = int(slider.get_attribute("value"))
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", slider)
+            slider.click()  # focus; a click may itself move the thumb
+            slider.send_keys(Keys.HOME if value == hi else Keys.END)
+            after = (img.get_attribute("src"), fig.get_attribute("data-frame"))
+            assert after[1] != before[1], f"{page}: slider {slider.get_attribute('data-control')} did not change the frame"
+            assert after[0] != before[0], f"{page}: slider did not change the image"
+            ok = browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", img)
+            assert ok, f"{page}: new frame did not load"
+            assert readout.text, f"{page}: empty readout"
+        browser.save_screenshot(str(SHOTS / f"{page.replace('/', '_')}-moved-{k}.png"))
+    assert not _console_errors(browser)

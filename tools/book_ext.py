@@ -1,0 +1,79 @@
+"""Sphinx extension local to the book (loaded through `sphinx.local_extensions` in _config.yml).
+
+It makes the HTML work with no network: MathJax 3 is copied from the installed PyPI package
+`django-static-mathjax` (pinned in requirements.txt; it ships MathJax's own `es5` build and
+has no Django dependency) into `_build/html/_static/mathjax/`, where `mathjax_path` in
+_config.yml points.  Only the parts the CommonHTML output needs are copied (the combined
+`tex-mml-chtml.js`, the TeX extensions it autoloads, its fonts, the menu and accessibility
+components it may load on demand).
+"""
+from __future__ import annotations
+
+import shutil
+from importlib.util import find_spec
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+#: parts of MathJax's es5 build copied into the HTML
+MATHJAX_PARTS = ["tex-mml-chtml.js", "input", "output/chtml", "ui", "a11y", "adaptors", "sre"]
+
+
+def mathjax_source() -> Path:
+    spec = find_spec("mathjax")
+    if spec is None or spec.submodule_search_locations is None:
+        raise ExtensionError(
+            "MathJax files not found: the package django-static-mathjax (import name "
+            "'mathjax') must be installed, see requirements.txt"
+        )
+    src = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
+    if not (src / "tex-mml-chtml.js").is_file():
+        raise ExtensionError(f"MathJax es5 build not found in {src}")
+    return src
+
+
+def copy_mathjax(app, exc) -> None:
+    if exc is not None or app.builder.format != "html":
+        return
+    src = mathjax_source()
+    dest = Path(app.outdir) / "_static" / "mathjax"
+    for part in MATHJAX_PARTS:
+        s, d = src / part, dest / part
+        if s.is_dir():
+            shutil.copytree(s, d, dirs_exist_ok=True)
+        else:
+            d.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(s, d)
+
+
+def check_config(app, config) -> None:
+    if str(config.mathjax_path).startswith(("http:", "https:", "//")):
+        raise ExtensionError(
+            f"mathjax_path must point into the build (offline HTML), got {config.mathjax_path!r}"
+        )
+    mathjax_source()
+
+
+def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
+    """Drop repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
+    (`const THEBE_JS_URL = ...`) twice (once with filename None, once with ""), and the second
+    `const` declaration is a JavaScript SyntaxError on every page."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, unique = set(), []
+    for js in scripts:
+        # same file (or same inline body) and attributes, whatever the priority
+        key = (str(getattr(js, "filename", js) or ""),
+               tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(js)
+    context["script_files"] = unique
+
+
+def setup(app):
+    app.connect("html-page-context", dedupe_scripts, priority=10_000)  # after all others
+    app.connect("config-inited", check_config)
+    app.connect("build-finished", copy_mathjax)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

@@ -1,0 +1,94 @@
+"""Execute the book's chapters in parallel into the jupyter-cache, before the Sphinx pass.
+
+    python tools/execute.py [BOOK_ROOT] [--cache PATH]
+
+Reads the chapters listed in BOOK_ROOT/_toc.yml (root included), registers each MyST
+notebook in the jupyter-cache with myst-nb's own reader (so the Sphinx pass, which reads the
+notebooks the same way, finds them by the same hash), and executes every notebook whose
+cached copy is missing or stale with jupyter-cache's `local-parallel` executor: one process
+per core, each notebook in its own directory as working directory (as myst-nb would run it).
+A failing notebook is reported with its traceback and the script exits non-zero.
+
+The execution environment is the caller's: `make book` exports RLMLIB_EXPLORE=static (the
+explorable figures are precomputed for the HTML), TQDM_DISABLE=1 and NUMBA_CACHE_DIR.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.executors import load_executor
+
+READER = {"name": "myst_nb_md", "type": "plugin"}
+
+
+def toc_files(root: Path) -> list[Path]:
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for key in ("parts", "chapters", "sections"):
+                for child in node.get(key, []) or []:
+                    walk(child)
+
+    walk(toc)
+    out = []
+    for f in files:
+        p = root / f
+        if p.suffix == "":
+            p = p.with_suffix(".md")
+        if not p.is_file():
+            sys.exit(f"_toc.yml lists {f!r} but {p} does not exist")
+        out.append(p.resolve())
+    return out
+
+
+def is_notebook(path: Path) -> bool:
+    """A MyST notebook carries a jupytext/kernelspec header; plain pages are not executed."""
+    head = path.read_text(encoding="utf8")[:2000]
+    return head.startswith("---") and "kernelspec:" in head
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root", nargs="?", default=".")
+    ap.add_argument("--cache", default=None, help="cache path (default ROOT/_build/.jupyter_cache)")
+    ap.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
+    args = ap.parse_args(argv)
+    root = Path(args.root).resolve()
+    cache_path = Path(args.cache) if args.cache else root / "_build" / ".jupyter_cache"
+    cache_path.parent.mkdir(parents=True, exist_ok=True)
+    cache = get_cache(str(cache_path))
+
+    notebooks = [p for p in toc_files(root) if is_notebook(p)]
+    pks = []
+    for p in notebooks:
+        rec = cache.add_nb_to_project(str(p), read_data=READER)
+        pks.append(rec.pk)
+    stale = [r for r in cache.list_unexecuted() if r.pk in pks]
+    print(f"[execute] {len(notebooks)} notebooks, {len(stale)} to execute "
+          f"(cache: {cache_path})", flush=True)
+    if not stale:
+        return 0
+    t0 = time.perf_counter()
+    executor = load_executor("local-parallel", cache=cache)
+    result = executor.run_and_cache(filter_pks=[r.pk for r in stale], timeout=args.timeout,
+                                    allow_errors=False)
+    print(f"[execute] {len(result.succeeded)} succeeded, {len(result.errored)} failed, "
+          f"{len(result.excepted)} excepted in {time.perf_counter() - t0:.1f} s", flush=True)
+    bad = list(result.errored) + list(result.excepted)
+    for uri in bad:
+        rec = cache.get_project_record(uri)
+        print(f"\n[execute] FAILED: {uri}\n{rec.traceback or '(no traceback)'}", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""The student edition: the same book with every solution removed.
+
+    python tools/student.py SRC_ROOT DEST_ROOT    # write a filtered copy of the book sources
+    python tools/student.py --strip FILE          # print FILE with its solutions removed
+
+sphinx-exercise's `hide_solutions` fails on gated solutions, so instead the sources are
+copied with both kinds of solution cut out of every Markdown page:
+
+* a `{solution}` directive (backtick or colon fence), up to its closing fence;
+* a gated solution: from the `{solution-start}` directive to the closing fence of the
+  `{solution-end}` directive, code cells in between included.
+
+`make book-student` builds the copy with the normal strict build.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|:{3,})\{(?P<name>[\w:-]+)\}")
+
+
+def _closing(line: str, fence: str) -> bool:
+    s = line.strip()
+    return len(s) >= len(fence) and set(s) == {fence[0]}
+
+
+def _skip_directive(lines: list[str], i: int, fence: str) -> int:
+    """Index just after the directive opened on line i (its closing fence included)."""
+    j = i + 1
+    while j < len(lines) and not _closing(lines[j], fence):
+        j += 1
+    if j == len(lines):
+        raise ValueError(f"unclosed directive opened on line {i + 1}: {lines[i].strip()!r}")
+    return j + 1
+
+
+def strip_solutions(text: str, name: str = "<text>") -> str:
+    """Return `text` with every `{solution}` and every gated solution range removed."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m and m["name"] == "solution":
+            i = _skip_directive(lines, i, m["fence"])
+            continue
+        if m and m["name"] == "solution-start":
+            j = _skip_directive(lines, i, m["fence"])
+            while j < len(lines):
+                e = FENCE.match(lines[j])
+                if e and e["name"] == "solution-end":
+                    j = _skip_directive(lines, j, e["fence"])
+                    break
+                if e and e["name"] == "solution-start":
+                    raise ValueError(f"{name}: line {j + 1}: solution-start inside an open "
+                                     f"gated solution (opened on line {i + 1})")
+                j += 1
+            else:
+                raise ValueError(f"{name}: gated solution opened on line {i + 1} has no "
+                                 "{solution-end}")
+            i = j
+            continue
+        if m and m["name"] == "solution-end":
+            raise ValueError(f"{name}: line {i + 1}: solution-end without solution-start")
+        out.append(lines[i])
+        i += 1
+    return "".join(out)
+
+
+#: copied (Markdown filtered); everything else the build needs is symlinked
+COPIED = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters"]
+LINKED = ["tools", "data", "rlmlib", "benchmarks"]
+
+
+def make_student_sources(src: Path, dest: Path) -> list[Path]:
+    """Write the filtered copy of the book at `dest`; return the Markdown files written."""
+    src, dest = src.resolve(), dest.resolve()
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    written = []
+    for entry in COPIED:
+        s = src / entry
+        if s.is_dir():
+            shutil.copytree(s, dest / entry, ignore=shutil.ignore_patterns(
+                "_build", ".ipynb_checkpoints", "__pycache__"))
+        elif s.is_file():
+            shutil.copy2(s, dest / entry)
+    for md in sorted(dest.rglob("*.md")):
+        md.write_text(strip_solutions(md.read_text(encoding="utf8"), str(md)), encoding="utf8")
+        written.append(md)
+    for entry in LINKED:
+        if (src / entry).exists():
+            os.symlink(src / entry, dest / entry)
+    cfg = dest / "_config.yml"
+    text = cfg.read_text(encoding="utf8")
+    text = re.sub(r'^title:\s*"?(.*?)"?\s*$', r'title: "\1 (student edition)"', text,
+                  count=1, flags=re.M)
+    # share the main execution cache: unchanged chapters are not executed twice
+    text = re.sub(r"^(\s*cache:\s*).*$", lambda m: m.group(1) + str(src / "_build" / ".jupyter_cache"),
+                  text, count=1, flags=re.M)
+    cfg.write_text(text, encoding="utf8")
+    return written
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--strip", metavar="FILE")
+    ap.add_argument("src", nargs="?")
+    ap.add_argument("dest", nargs="?")
+    args = ap.parse_args(argv)
+    if args.strip:
+        sys.stdout.write(strip_solutions(Path(args.strip).read_text(encoding="utf8"), args.strip))
+        return 0
+    if not (args.src and args.dest):
+        ap.error("give SRC_ROOT DEST_ROOT or --strip FILE")
+    files = make_student_sources(Path(args.src), Path(args.dest))
+    print(f"[student] {len(files)} Markdown files written to {args.dest} without solutions")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
