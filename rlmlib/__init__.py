@@ -21,6 +21,8 @@ from .objective import (accuracy, decision_function, mse, objective, regularizer
                         test_error)
 from .reference import lbfgs  # noqa: E402
 from .sgd import sgd  # noqa: E402
+from .pegasos import pegasos  # noqa: E402
+from .pgs import pgs  # noqa: E402
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
 _LAZY = {

@@ -1,0 +1,238 @@
+"""The Primal Gradient Solver (Zhu, Chen, Zhu, Wang, Wang & Chen, ICDM 2009, Fig. 1):
+
+    F(w) = sigma r(w) + (1/m) sum_i loss(<w, x_i>, y_i),     r(w) = ||w||_p^2 / (2 (p-1)).
+
+Dual averaging with the mirror map grad r* (rlmlib.pnorm): theta_0 = 0, w_0 = 0, and for
+t = 1..T with a batch A_t of k examples drawn uniformly with replacement
+
+    lambda_t = (1/k) sum_{A_t} loss'(<w_{t-1}, x>, y) x          (a subgradient of g_t)
+    theta_t  = theta_{t-1} - lambda_t
+    w_t      = grad r*(theta_t / ((t+1) sigma))                   (on the ball if radius)
+
+The returned iterate is the last, w_T (the chapter explains why).
+
+Cost of a step. grad r* is positively homogeneous of degree 1, so
+
+    w_t = K_t u,   u_i = |theta_i|^(q-1) sgn(theta_i),
+    K_t = (p-1) ||theta||_q^(2-q) / ((t+1) sigma)   [times min(1, B / ||w_t||_p) on the ball,
+                                                     ||w_t||_p = (p-1) ||theta||_q/((t+1) sigma)].
+
+u changes only where theta does (the batch's non-zeros), and ||theta||_q^q = sum |theta_i| |u_i|
+is kept up to date there, so a step costs O(non-zeros of the batch) at every p (one power per
+distinct touched coordinate at p < 2, none at p = 2, where u = theta and K_t = 1/((t+1) sigma)).
+This is cheaper than the paper's O(dk + n) per step (which recomputes the whole mirror map).
+theta is stored divided by a power of two ``scale`` so that max|theta_i/scale| lies in
+[1/4, 1]: the sum of q-th powers can neither overflow nor underflow, even at q = 101
+(p = 1.01); it is recomputed exactly (O(n)) whenever that range is left (O(log) times in a
+run, as theta grows about linearly in t) and after every n updated coordinates, so rounding
+cannot accumulate in it (amortized O(1) per update).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ._checks import (check_choice, check_int, check_positive, check_seed, check_test_set,
+                      check_X_y, n_rows)
+from ._result import Result
+from ._runner import make_evaluate, run_checkpointed
+from .losses import loss_code, loss_deriv, loss_task
+from .objective import check_p
+from .pegasos import _IndexStream
+
+PGS_LOSSES = ("hinge", "logistic", "squared")
+
+
+@njit(cache=True)
+def _refresh(th, u, q, state):
+    """Recompute S = sum |th|^q exactly; if max|th| left [1/4, 1], first rescale th (= theta /
+    scale) by a power of two so that max|th| is in [1/2, 1) and recompute u = |th|^(q-1)
+    sgn(th). state = [scale, S, updates since the last refresh]."""
+    M = 0.0
+    for i in range(th.shape[0]):
+        a = abs(th[i])
+        if a > M:
+            M = a
+    S = 0.0
+    if M > 0.0 and (M > 1.0 or M < 0.25):
+        mant, e = math.frexp(M)              # M = mant 2^e, mant in [1/2, 1)
+        f = math.ldexp(1.0, -e)              # exact power of two
+        for i in range(th.shape[0]):
+            a = th[i] * f
+            th[i] = a
+            if q == 2.0:
+                S += a * a
+            elif a == 0.0:
+                u[i] = 0.0
+            else:
+                ua = abs(a) ** (q - 1.0)
+                u[i] = ua if a > 0.0 else -ua
+                S += abs(a) * ua
+        state[0] = math.ldexp(state[0], e)
+    elif q == 2.0:
+        for i in range(th.shape[0]):
+            S += th[i] * th[i]
+    else:
+        for i in range(th.shape[0]):
+            S += abs(th[i]) * abs(u[i])
+    state[1] = S
+    state[2] = 0.0
+
+
+@njit(cache=True)
+def _coef(p, q, sigma, radius, t, state):
+    """K with w = K u at the iterate that uses divisor t sigma (w_{t-1} = grad r*(theta/(t sigma)))."""
+    S = state[1]
+    if S <= 0.0:
+        return 0.0
+    scale = state[0]
+    norm_q = scale * S ** (1.0 / q)                            # ||theta||_q
+    if q == 2.0:
+        K = scale / (t * sigma)
+    else:
+        K = (p - 1.0) * scale * S ** ((2.0 - q) / q) / (t * sigma)
+    if radius > 0.0:
+        norm_w = (p - 1.0) * norm_q / (t * sigma)              # ||w||_p before the ball
+        if norm_w > radius:
+            K *= radius / norm_w
+    return K
+
+
+@njit(cache=True)
+def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_begin, th, u,
+               state, coef, g, touched, mark):
+    """Steps t = t_begin+1 .. t_begin+len(batch)/k. th = theta/scale, u = |th|^(q-1) sgn(th)
+    (u is th itself at p = 2), state = [scale, S = sum |th|^q, updates since refresh]."""
+    q = p / (p - 1.0)
+    n = th.shape[0]
+    n_steps = batch.shape[0] // k
+    s_low = 0.25 ** q
+    for step in range(n_steps):
+        t = t_begin + step + 1
+        K = _coef(p, q, sigma, radius, t, state)               # w_{t-1} = K u
+        # loss'(<w_{t-1}, x>, y) / k for the whole batch, before theta changes
+        for b in range(k):
+            i = batch[step * k + b]
+            z = 0.0
+            for j in range(indptr[i], indptr[i + 1]):
+                z += data[j] * u[indices[j]]
+            coef[b] = loss_deriv(code, K * z, y[i]) / k
+        inv_scale = 1.0 / state[0]
+        S = state[1]
+        overflow = False
+        nt = 0
+        if k == 1:
+            # theta <- theta - lambda_t directly at the example's non-zeros
+            if coef[0] != 0.0:
+                i = batch[step]
+                c = coef[0] * inv_scale
+                for j in range(indptr[i], indptr[i + 1]):
+                    col = indices[j]
+                    old = th[col]
+                    new = old - c * data[j]
+                    th[col] = new
+                    if q == 2.0:
+                        S += new * new - old * old
+                    else:
+                        ua = abs(new) ** (q - 1.0) if new != 0.0 else 0.0
+                        S += abs(new) * ua - abs(old) * abs(u[col])
+                        u[col] = ua if new > 0.0 else -ua
+                    if abs(new) > 1.0:
+                        overflow = True
+                nt = indptr[i + 1] - indptr[i]
+        else:
+            # lambda_t gathered into g at the distinct touched columns (one power each)
+            for b in range(k):
+                d = coef[b]
+                if d != 0.0:
+                    i = batch[step * k + b]
+                    for j in range(indptr[i], indptr[i + 1]):
+                        col = indices[j]
+                        if not mark[col]:
+                            mark[col] = True
+                            touched[nt] = col
+                            nt += 1
+                        g[col] += d * data[j]
+            # theta <- theta - lambda_t at the touched columns; keep u and S = ||th||_q^q
+            for a in range(nt):
+                col = touched[a]
+                old = th[col]
+                new = old - g[col] * inv_scale
+                g[col] = 0.0
+                mark[col] = False
+                th[col] = new
+                if q == 2.0:
+                    S += new * new - old * old
+                else:
+                    ua = abs(new) ** (q - 1.0) if new != 0.0 else 0.0
+                    S += abs(new) * ua - abs(old) * abs(u[col])
+                    u[col] = ua if new > 0.0 else -ua
+                if abs(new) > 1.0:
+                    overflow = True
+        state[1] = S
+        state[2] += nt
+        # rescale when max|th| left [1/4, 1] (S < 4^-q implies max|th| < 1/4: the small
+        # entries' powers would underflow), and recompute S after n updated coordinates
+        if nt > 0 and (overflow or state[2] > n or S < s_low):
+            _refresh(th, u, q, state)
+
+
+def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, n_checkpoints=20,
+        X_test=None, y_test=None, progress=False):
+    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
+
+    Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    with replacement); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
+    (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
+    (None: no constraint, except for 'squared', where the default is
+    B = max|y| sqrt((p-1)/sigma), a ball that contains the minimizer). Returns a
+    :class:`Result` with the last iterate w_T; ``res.params['radius']`` is the B used (None
+    for no ball).
+    """
+    p = check_p(p)
+    sigma = check_positive("sigma", sigma)
+    T = check_int("T", T)
+    k = check_int("k", k)
+    check_choice("loss", loss, PGS_LOSSES)
+    seed = check_seed(seed)
+    n_checkpoints = check_int("n_checkpoints", n_checkpoints)
+    code = loss_code(loss)
+    task = loss_task(loss)
+    rows, yf, classes = check_X_y(X, y, task=task)
+    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
+    if radius is None and loss == "squared":
+        # sigma r(w*) <= F(w*) <= F(0) = mean 1/2 y^2 <= 1/2 max y^2 (see the chapter)
+        radius = float(np.max(np.abs(yf))) * math.sqrt((p - 1.0) / sigma)
+        if radius == 0.0:
+            radius = math.sqrt((p - 1.0) / sigma)   # y = 0: w* = 0, any ball will do
+    B = -1.0 if radius is None else check_positive("radius", radius)
+    m = n_rows(rows)
+    n = rows.n_features
+
+    th = np.zeros(n)
+    u = th if p == 2.0 else np.zeros(n)
+    state = np.array([1.0, 0.0, 0.0])
+    coef = np.empty(k)
+    g = np.zeros(n)
+    touched = np.empty(n, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.bool_)
+    stream = _IndexStream(seed, m)
+    done = [0]
+
+    def advance(a, b):
+        batch = stream.take((b - a) * k)
+        _pgs_steps(rows.data, rows.indices, rows.indptr, yf, batch, k, code, p, sigma, B, a,
+                   th, u, state, coef, g, touched, mark)
+        done[0] = b
+
+    def get_w():
+        # w_t = grad r*(theta_t / ((t+1) sigma)) after t = done[0] steps
+        q = p / (p - 1.0)
+        return _coef(p, q, sigma, B, done[0] + 1, state) * u
+
+    evaluate = make_evaluate(rows, yf, sigma, code, p, test, task, get_w)
+    trace = run_checkpointed(advance, T, m / k, evaluate, n_checkpoints, progress, "pgs",
+                             "mse" if task == "regression" else "accuracy")
+    params = dict(p=p, sigma=sigma, T=T, k=k, loss=loss, radius=None if B < 0 else B,
+                  seed=seed, iterate="last")
+    return Result(w=get_w(), solver="pgs", params=params, trace=trace, classes=classes)
