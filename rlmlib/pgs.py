@@ -98,6 +98,20 @@ def _coef(p, q, sigma, radius, t, state):
     return K
 
 
+@njit(cache=True, inline="always")
+def _move(th, u, q, col, delta, S):
+    """th[col] -= delta; update u[col] = |th|^(q-1) sgn(th) and S = sum |th|^q; return S."""
+    old = th[col]
+    new = old - delta
+    th[col] = new
+    if q == 2.0:                             # u is th itself
+        return S + (new * new - old * old)
+    ua = abs(new) ** (q - 1.0) if new != 0.0 else 0.0
+    S += abs(new) * ua - abs(old) * abs(u[col])
+    u[col] = ua if new > 0.0 else -ua
+    return S
+
+
 @njit(cache=True)
 def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_begin, th, u,
                state, coef, g, touched, mark):
@@ -128,17 +142,8 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
                 c = coef[0] * inv_scale
                 for j in range(indptr[i], indptr[i + 1]):
                     col = indices[j]
-                    old = th[col]
-                    new = old - c * data[j]
-                    th[col] = new
-                    if q == 2.0:
-                        S += new * new - old * old
-                    else:
-                        ua = abs(new) ** (q - 1.0) if new != 0.0 else 0.0
-                        S += abs(new) * ua - abs(old) * abs(u[col])
-                        u[col] = ua if new > 0.0 else -ua
-                    if abs(new) > 1.0:
-                        overflow = True
+                    S = _move(th, u, q, col, c * data[j], S)
+                    overflow |= abs(th[col]) > 1.0
                 nt = indptr[i + 1] - indptr[i]
         else:
             # lambda_t gathered into g at the distinct touched columns (one power each)
@@ -156,19 +161,10 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             # theta <- theta - lambda_t at the touched columns; keep u and S = ||th||_q^q
             for a in range(nt):
                 col = touched[a]
-                old = th[col]
-                new = old - g[col] * inv_scale
+                S = _move(th, u, q, col, g[col] * inv_scale, S)
+                overflow |= abs(th[col]) > 1.0
                 g[col] = 0.0
                 mark[col] = False
-                th[col] = new
-                if q == 2.0:
-                    S += new * new - old * old
-                else:
-                    ua = abs(new) ** (q - 1.0) if new != 0.0 else 0.0
-                    S += abs(new) * ua - abs(old) * abs(u[col])
-                    u[col] = ua if new > 0.0 else -ua
-                if abs(new) > 1.0:
-                    overflow = True
         state[1] = S
         state[2] += nt
         # rescale when max|th| left [1/4, 1] (S < 4^-q implies max|th| < 1/4: the small
