@@ -163,9 +163,11 @@ class Explorer:
         self.dpi = dpi
         # one figure, created once, never managed by pyplot (so Jupyter's inline backend
         # does not display it by itself) and reused by every redraw
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
         self.fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+        self._canvas = FigureCanvasAgg(self.fig)
         rows, cols = axes
         ax = self.fig.subplots(rows, cols, squeeze=False)
         self.ax = ax[0, 0] if rows * cols == 1 else ax
@@ -175,14 +177,24 @@ class Explorer:
     # ------------------------------------------------------------------ one frame
     def render(self, **values) -> tuple[bytes, str, float]:
         """Compute and draw one frame: (PNG bytes, readout text, compute seconds)."""
+        from PIL import Image
+
         t0 = time.perf_counter()
         data = self.compute(**values)
         seconds = time.perf_counter() - t0
         for a in np.atleast_1d(self.ax).ravel():
             a.cla()
         self.draw(self.ax, data)
+        self._canvas.draw()
+        if self.fig.get_layout_engine() is not None:
+            # the constrained layout of the first frame is kept for all others: the axes do
+            # not jump between frames, and a redraw skips the (slow) layout pass
+            self.fig.set_layout_engine("none")
+        w, h = self._canvas.get_width_height()
         buf = io.BytesIO()
-        self.fig.savefig(buf, format="png", dpi=self.dpi)
+        # live redraws favour speed, the static page favours size
+        Image.frombuffer("RGBA", (w, h), self._canvas.buffer_rgba()).save(
+            buf, format="png", compress_level=1 if self.mode == "live" else 9)
         text = "" if self.readout is None else str(self.readout(data, seconds))
         return buf.getvalue(), text, seconds
 
