@@ -1,0 +1,140 @@
+"""Checkers for the book's code exercises (DESIGN.md, "Exercise checkers").
+
+``check_<exercise>(student_function)`` runs the reader's function on chosen inputs and raises
+``AssertionError`` naming the input, the coordinate and the size of the error; it returns a
+short success message otherwise. Each chapter appends its checkers below its own heading.
+"""
+import math
+
+import numpy as np
+
+
+def _describe(x, limit=6):
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    body = ", ".join(f"{v:.4g}" for v in a[:limit])
+    return f"[{body}{', ...' if a.size > limit else ''}] (length {a.size})"
+
+
+def _compare_vectors(name, got, expected, rtol, case):
+    expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
+    try:
+        got = np.atleast_1d(np.asarray(got, dtype=np.float64))
+    except (TypeError, ValueError) as e:
+        raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r}") from e
+    if got.shape != expected.shape:
+        raise AssertionError(f"{name} on input {case}: expected an array of shape "
+                             f"{expected.shape}, got shape {got.shape}")
+    bad = ~np.isfinite(got)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise AssertionError(f"{name} on input {case}: coordinate {i} is {got[i]} (not finite), "
+                             f"expected {expected[i]:.17g} - overflow or 0/0?")
+    scale = np.abs(expected)
+    err = np.abs(got - expected)
+    tol = rtol * scale + 1e-300
+    if np.any(err > tol):
+        i = int(np.argmax(err / tol))
+        rel = err[i] / scale[i] if scale[i] > 0 else math.inf
+        raise AssertionError(f"{name} on input {case}: coordinate {i} is {got[i]:.17g}, expected "
+                             f"{expected[i]:.17g} (relative error {rel:.3g}, allowed {rtol:g})")
+
+
+# ------------------------------------------------------------------ chapter: Pegasos and PGS
+def _grad_conjugate_cases():
+    rng = np.random.default_rng(2009)
+    return [
+        ("p=2 (the identity)", rng.standard_normal(6), 2.0),
+        ("p=1.8", rng.standard_normal(8), 1.8),
+        ("p=1.5, with zeros", np.array([0.0, 1.5, -2.0, 0.0, 0.25]), 1.5),
+        ("p=1.25, a single coordinate", np.array([-3.0]), 1.25),
+        ("p=1.3, |theta_i| about 1e-200", rng.standard_normal(5) * 1e-200, 1.3),
+        ("p=1.01, mixed magnitudes up to 1e300",
+         np.array([1e300, -3e299, 2.5, 0.0, -1e-5, 7e150]), 1.01),
+        ("p=1.05, |theta_i| about 1e30", rng.standard_normal(6) * 1e30, 1.05),
+    ]
+
+
+def check_grad_conjugate(grad_conjugate):
+    """Exercise "implement the mirror map": ``grad_conjugate(theta, p)`` must return
+    grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q-1), q = p/(p-1),
+    to relative accuracy 1e-9 on every coordinate, also for p = 1.01 and |theta_i| = 1e300."""
+    from .pnorm import grad_conjugate as reference
+
+    for case, theta, p in _grad_conjugate_cases():
+        label = f"'{case}': theta={_describe(theta)}, p={p}"
+        got = grad_conjugate(theta.copy(), p)
+        _compare_vectors("grad_conjugate", got, reference(theta, p), 1e-9, label)
+    return (f"grad_conjugate passed all {len(_grad_conjugate_cases())} inputs (relative error "
+            "below 1e-9 on every coordinate, p from 1.01 to 2).")
+
+
+def _ball_conjugate_cases():
+    rng = np.random.default_rng(7)
+    return [
+        ("p=2, inside the ball", rng.standard_normal(5) * 0.1, 2.0, 3.0),
+        ("p=2, outside the ball", rng.standard_normal(5) * 4.0, 2.0, 0.5),
+        ("p=1.8, inside", rng.standard_normal(6) * 0.3, 1.8, 2.0),
+        ("p=1.8, outside", rng.standard_normal(6) * 3.0, 1.8, 0.7),
+        # (p-1)||theta||_q is below B although ||theta||_q is above it
+        ("p=1.5, ||theta||_q > B >= (p-1)||theta||_q", np.array([1.6, -0.4, 0.3]), 1.5, 1.2),
+        ("p=1.2, outside", rng.standard_normal(4) * 5.0, 1.2, 0.2),
+        ("p=1.05, inside", rng.standard_normal(4) * 0.5, 1.05, 1.0),
+    ]
+
+
+def check_ball_conjugate(r_conjugate_ball):
+    """Exercise "the conjugate on the ball": ``r_conjugate_ball(theta, p, B)`` must return
+    sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), to relative accuracy 1e-9."""
+    from .pnorm import r_conjugate
+
+    for case, theta, p, B in _ball_conjugate_cases():
+        label = f"'{case}': theta={_describe(theta)}, p={p}, B={B}"
+        got = r_conjugate_ball(theta.copy(), p, B)
+        _compare_vectors("r_conjugate_ball", np.float64(got),
+                         np.asarray(r_conjugate(theta, p, radius=B)), 1e-9, label)
+    return (f"r_conjugate_ball passed all {len(_ball_conjugate_cases())} inputs, inside and "
+            "outside the ball.")
+
+
+def pgs_time_model(k, n, d, a, b):
+    """Modelled time to accuracy of PGS with batch size k: (a + b/k) * (d k + n).
+
+    Steps to reach the target scale like a + b/k (b: the variance a batch of k divides by k;
+    a: what batching does not reduce); one step of the paper's implementation costs d k + n
+    (k examples with d non-zeros each, plus the mirror map over n coordinates)."""
+    return (a + b / k) * (d * k + n)
+
+
+def _best_k_cases():
+    return [
+        ("RCV1: n=47236, d=76, a=1, b=100", 47236, 76.0, 1.0, 100.0),
+        ("n=1000, d=10, a=1, b=0.085 (optimum between 2 and 3)", 1000, 10.0, 1.0, 0.085),
+        ("n=20, d=20, a=1, b=0.5 (k=1 is best)", 20, 20.0, 1.0, 0.5),
+        ("dense: n=500, d=500, a=0.5, b=400", 500, 500.0, 0.5, 400.0),
+        ("n=10^6, d=50, a=2, b=10", 1_000_000, 50.0, 2.0, 10.0),
+    ]
+
+
+def check_best_k(best_k):
+    """Exercise "the best batch size at p < 2": ``best_k(n, d, a, b)`` must return the integer
+    k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie)."""
+    for case, n, d, a, b in _best_k_cases():
+        got = best_k(n, d, a, b)
+        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
+            raise AssertionError(f"best_k on input {case}: expected an integer k >= 1, got "
+                                 f"{got!r} of type {type(got).__name__}")
+        got = int(got)
+        if got < 1:
+            raise AssertionError(f"best_k on input {case}: k must be >= 1, got {got}")
+        kc = math.sqrt(b * n / (a * d))
+        cands = {max(1, math.floor(kc)), max(1, math.ceil(kc))}
+        best = min(cands, key=lambda k: pgs_time_model(k, n, d, a, b))
+        t_got = pgs_time_model(got, n, d, a, b)
+        t_best = pgs_time_model(best, n, d, a, b)
+        if t_got > t_best * (1 + 1e-12):
+            raise AssertionError(
+                f"best_k on input {case}: returned k={got} with modelled time {t_got:.6g}, but "
+                f"k={best} gives {t_best:.6g} (excess {t_got / t_best - 1:.3g} relative)")
+    return f"best_k passed all {len(_best_k_cases())} inputs."
