@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import expit, ndtri
 
 from .datasets import Dataset
 
@@ -80,12 +80,15 @@ def _flip(rng, y, noise):
     return np.where(flips, -y, y)
 
 
-def _split(X, y, m):
-    if m == y.shape[0]:
-        return X, y, None, None
-    if sp.issparse(X):
-        X = X.tocsr()
-    return X[:m], y[:m], X[m:], y[m:]
+def _dataset(X, y, m, *, name, description, source, task="binary", truth):
+    """The first m rows are the training set; the rest (if any) the test set."""
+    Xt = yt = None
+    if m < y.shape[0]:
+        X, y, Xt, yt = X[:m], y[:m], X[m:], y[m:]
+    return Dataset(X=X, y=y, name=name, description=description, source=source,
+                   license="generated data, no restrictions", task=task,
+                   classes=_BINARY.copy() if task == "binary" else None,
+                   X_test=Xt, y_test=yt, truth=truth)
 
 
 # ----------------------------------------------------------------------------- (a) PGS toy
@@ -159,15 +162,12 @@ def pgs_toy(m, n, *, bayes_error=0.1, cond=10.0, m_test=0, seed=0):
     total = m + m_test
     y = np.where(rng.random(total) < 0.5, 1.0, -1.0)
     X = y[:, None] * mu + (rng.standard_normal((total, n)) * np.sqrt(e)) @ Q.T
-    X, y, Xt, yt = _split(X, y, m)
-    return Dataset(
-        X=X, y=y, name=f"pgs_toy(m={m}, n={n})", task="binary", classes=_BINARY.copy(),
+    return _dataset(
+        X, y, m, name=f"pgs_toy(m={m}, n={n})", task="binary",
         description=("Two Gaussians N(+mu, cov), N(-mu, cov) with equal priors; the Bayes "
                      "direction w_star = 2 cov^-1 mu has unit norm and is the population "
                      f"minimizer of the logistic risk; Bayes error {bayes_error:g}."),
         source="synthetic, after the toy sets of Zhu et al. 2009 (PGS), Fig. 9",
-        license="generated data, no restrictions",
-        X_test=Xt if m_test else None, y_test=yt if m_test else None,
         truth=dict(w_star=w_star, mu=mu, cov=cov, bayes_error=bayes_error,
                    cov_eigenvalues=np.sort(e)[::-1]),
     )
@@ -456,15 +456,12 @@ def rcv1_like(m=781_265, n=47_236, nnz_per_row=76, *, noise=0.03, zipf_exponent=
     w_hidden -= (w_hidden @ xbar) / (xbar @ xbar) * xbar
     margin = X @ w_hidden
     y = _flip(rng, np.where(margin >= 0.0, 1.0, -1.0), noise)
-    X, y, Xt, yt = _split(X, y, m)
-    return Dataset(
-        X=X, y=y, name=f"rcv1_like(m={m}, n={n})", task="binary", classes=_BINARY.copy(),
+    return _dataset(
+        X, y, m, name=f"rcv1_like(m={m}, n={n})", task="binary",
         description=(f"Synthetic TF-IDF-like text: {m} x {n}, ~{nnz_per_row:g} non-zeros per "
                      "row, Zipf-Mandelbrot feature frequencies, unit-norm rows, labels from a "
                      f"hidden weight vector with {noise:g} label noise."),
         source="synthetic, sized like RCV1-CCAT (Zhu et al. 2009; Bordes et al. 2009)",
-        license="generated data, no restrictions",
-        X_test=Xt if m_test else None, y_test=yt if m_test else None,
         truth=dict(w_hidden=w_hidden, noise=noise, df=df, rank_of_column=rank_of_column,
                    zipf_exponent=zipf_exponent, zipf_offset=zipf_offset,
                    weight_decay=weight_decay),
@@ -510,15 +507,12 @@ def alpha_like(m=100_000, n=500, *, spectrum=100.0, scale_range=100.0, noise=0.1
     X = rng.standard_normal((total, n)) @ A
     w_hidden = rng.standard_normal(n)
     y = _flip(rng, np.where(X @ w_hidden >= 0.0, 1.0, -1.0), noise)
-    X, y, Xt, yt = _split(X, y, m)
-    return Dataset(
-        X=X, y=y, name=f"alpha_like(m={m}, n={n})", task="binary", classes=_BINARY.copy(),
+    return _dataset(
+        X, y, m, name=f"alpha_like(m={m}, n={n})", task="binary",
         description=(f"Dense Gaussian data, {n} correlated features with scales spanning "
                      f"{scale_range:g}, covariance condition number {ev[-1] / ev[0]:.3g}; "
                      f"labels from a hidden weight vector with {noise:g} label noise."),
         source="synthetic, in the role of PASCAL ALPHA (Bordes et al. 2009, SGD-QN)",
-        license="generated data, no restrictions",
-        X_test=Xt if m_test else None, y_test=yt if m_test else None,
         truth=dict(w_hidden=w_hidden, cov=cov, cov_eigenvalues=ev[::-1].copy(),
                    cond=float(ev[-1] / ev[0]), feature_scales=scales, noise=noise),
     )
@@ -565,15 +559,12 @@ def correlated_lasso(m, n, *, rho, snr=3.0, noise_sd=None, m_test=0, seed=0):
     total = m + m_test
     X = b * rng.standard_normal(total)[:, None] + rng.standard_normal((total, n))
     y = X @ beta + k * rng.standard_normal(total)
-    X, y, Xt, yt = _split(X, y, m)
-    return Dataset(
-        X=X, y=y, name=f"correlated_lasso(m={m}, n={n}, rho={rho:g})", task="regression",
+    return _dataset(
+        X, y, m, name=f"correlated_lasso(m={m}, n={n}, rho={rho:g})", task="regression",
         description=(f"Gaussian design with pairwise feature correlation {rho:g}, "
                      "beta_j = (-1)^j exp(-2(j-1)/20), noise scale "
                      f"{k:.4g} (SNR sd(x^T beta)/k = {snr:.4g})."),
         source="synthetic, Friedman, Hastie & Tibshirani 2010; Tran et al. 2015",
-        license="generated data, no restrictions",
-        X_test=Xt if m_test else None, y_test=yt if m_test else None,
         truth=dict(beta=beta, k=k, snr=snr, b=b, rho=rho),
     )
 
@@ -622,18 +613,14 @@ def eigen_decay(m, n, *, decay="poly", tau=1.0, task="regression", noise=0.1, se
     z = X @ w_hidden
     if task == "regression":
         y = z + noise * rng.standard_normal(m)
-        classes = None
     else:
         y = _flip(rng, np.where(z >= 0.0, 1.0, -1.0), noise)
-        classes = _BINARY.copy()
-    return Dataset(
-        X=X, y=y, name=f"eigen_decay(m={m}, n={n}, {decay}, tau={tau:g})", task=task,
-        classes=classes,
+    return _dataset(
+        X, y, m, name=f"eigen_decay(m={m}, n={n}, {decay}, tau={tau:g})", task=task,
         description=(f"X = U S V^T with Haar U, V; covariance eigenvalues "
                      f"{'i^-tau' if decay == 'poly' else 'exp(-tau i)'}, tau = {tau:g}; "
                      f"coherence {coherence:.3g}."),
         source="synthetic, Yang, Jin, Zhu & Lin (data preconditioning), Sec. on synthetic data",
-        license="generated data, no restrictions",
         truth=dict(eigenvalues=s, V=V, w_hidden=w_hidden, coherence=coherence, decay=decay,
                    tau=tau, noise=noise),
     )
