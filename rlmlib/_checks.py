@@ -45,11 +45,21 @@ def n_rows(rows):
     return rows.indptr.shape[0] - 1
 
 
-def as_rows(X, name="X"):
+def is_compact(rows):
+    """Whether dense rows are in compact form (``indices`` holds 0..n-1 once, not m times).
+
+    Only kernels that take a ``dense`` flag (``rlmlib.sgd``) and the objective/metric helpers
+    accept the compact form. For m = 1 both forms coincide."""
+    return (not rows.sparse) and rows.indices.shape[0] != rows.data.shape[0]
+
+
+def as_rows(X, name="X", compact_dense=False):
     """Check a data matrix and return it as :class:`Rows` (CSR arrays for the kernels).
 
     Accepts a 2-D array-like of real numbers or any scipy.sparse matrix/array (converted to
     CSR, float64). Rejects non-2-D input, non-numeric data, empty data, NaN and inf.
+    With ``compact_dense=True`` dense input keeps ``indices = arange(n)`` once instead of
+    m copies (see :func:`is_compact`), for kernels that index dense rows directly.
     """
     if _is_sparse(X):
         if X.ndim != 2:
@@ -63,7 +73,7 @@ def as_rows(X, name="X"):
             )
         X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR (no copy if already CSR)
         data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-        if not np.all(np.isfinite(data)):
+        if not np.isfinite(data.sum()) and not np.isfinite(data).all():
             bad = data[~np.isfinite(data)][0]
             raise ValueError(f"{name} must not contain NaN or inf, found {bad}")
         if n > np.iinfo(np.int32).max:
@@ -93,11 +103,14 @@ def as_rows(X, name="X"):
     if m == 0 or n == 0:
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
     A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when already C-ordered float64
-    if not np.isfinite(A).all():
+    # a finite sum proves every entry finite (one fast pass, no temporary); else look closer
+    if not np.isfinite(A.sum()) and not np.isfinite(A).all():
         bad = A[~np.isfinite(A)][0]
         raise ValueError(f"{name} must not contain NaN or inf, found {bad}")
     data = A.ravel()  # a view
-    indices = np.tile(np.arange(n, dtype=np.int32), m)
+    indices = np.arange(n, dtype=np.int32)
+    if not compact_dense:
+        indices = np.tile(indices, m)
     indptr = np.arange(0, m * n + 1, n, dtype=np.int64)
     return Rows(data, indices, indptr, int(n), False)
 
@@ -156,9 +169,9 @@ def check_y(y, m=None, task="binary", name="y"):
     return yf, classes
 
 
-def check_X_y(X, y, task="binary"):
+def check_X_y(X, y, task="binary", compact_dense=False):
     """Check data and labels together. Returns ``(Rows, y_float64, classes)``."""
-    rows = as_rows(X)
+    rows = as_rows(X, compact_dense=compact_dense)
     yf, classes = check_y(y, n_rows(rows), task=task)
     return rows, yf, classes
 

@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit
 
 from ._checks import (as_rows, check_interval, check_positive, check_test_set, check_weights,
-                      check_X_y, check_y, n_rows)
-from .losses import loss_code, loss_deriv, loss_task, loss_value
+                      check_X_y, check_y, is_compact, n_rows)
+from .losses import loss_code, loss_deriv, loss_task, loss_value, loss_values
 
 
 # ----------------------------------------------------------------------------------- kernels
@@ -31,6 +31,21 @@ def margins(data, indices, indptr, w, out):
     m = indptr.shape[0] - 1
     for i in range(m):
         z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
+        out[i] = z
+    return out
+
+
+@njit(cache=True)
+def dense_margins(data, n, w, out):
+    """out[i] = <w, x_i> for dense rows stored one after another in data (compact form).
+
+    A plain loop rather than BLAS: BLAS threads that keep spinning after a call would slow
+    down the single-threaded solver kernels that run next."""
+    for i in range(out.shape[0]):
+        z = 0.0
+        a = i * n
+        for j in range(n):
+            z += data[a + j] * w[j]
         out[i] = z
     return out
 
@@ -109,7 +124,11 @@ def regularizer_grad(w, p=2.0):
 # -------------------------------------------------------------------------------- objective
 def objective_rows(rows, y, w, sigma, code, p=2.0):
     """F(w) on already-checked rows (used by the solvers at checkpoints; no checks)."""
-    loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
+    if is_compact(rows):
+        z = decision_function_rows(rows, w)
+        loss = float(np.mean(loss_values(code, z, y, np.empty_like(z))))
+    else:
+        loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
     reg = regularizer(w, p)  # scaled: a huge but finite w gives inf, not an overflow warning
     return sigma * reg + loss
 
@@ -130,6 +149,8 @@ def objective(X, y, w, *, sigma, loss, p=2.0):
 
 # ---------------------------------------------------------------------------------- metrics
 def decision_function_rows(rows, w):
+    if is_compact(rows):  # dense rows in compact form: a matrix-vector product
+        return dense_margins(rows.data, rows.n_features, w, np.empty(n_rows(rows)))
     out = np.empty(n_rows(rows))
     return margins(rows.data, rows.indices, rows.indptr, w, out)
 

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
-                      n_rows)
+                      is_compact, n_rows)
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import loss_code, loss_deriv, loss_task
@@ -33,10 +33,13 @@ RENORM = 1e-9  # fold s into v when |s| falls below this (scikit-learn uses the 
 
 
 @njit(cache=True)
-def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, lam, t0, code):
+def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, lam, t0, code,
+              dense):
     """SGD steps on examples order[start:stop]; global step counter starts at t_first.
 
-    w = state[0] * v is updated in place (state[0] is the scale s).
+    w = state[0] * v is updated in place (state[0] is the scale s). With dense=True the rows
+    are dense and compact (row i is data[indptr[i]:indptr[i+1]], feature j at offset j), so
+    ``indices`` is not read; otherwise they are CSR rows.
     """
     s = state[0]
     t = t_first
@@ -45,7 +48,13 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, l
         i = order[k]
         a = indptr[i]
         b = indptr[i + 1]
-        z = s * row_dot(data, indices, a, b, v)  # z = <w, x_i> with w = s v
+        if dense:
+            z = 0.0
+            for j in range(n):
+                z += data[a + j] * v[j]
+            z *= s  # z = <w, x_i> with w = s v
+        else:
+            z = s * row_dot(data, indices, a, b, v)
         eta = 1.0 / (lam * (t + t0))  # eta_t = 1 / (lam (t + t0))
         d = loss_deriv(code, z, y[i])  # loss'(z; y_i), derivative w.r.t. z
         s *= 1.0 - eta * lam  # w <- (1 - eta lam) w, in O(1)
@@ -55,8 +64,12 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, l
             s = 1.0
         if d != 0.0:  # w <- w - eta loss' x_i, i.e. v <- v - (eta loss' / s) x_i
             c = -eta * d / s
-            for j in range(a, b):
-                v[indices[j]] += c * data[j]
+            if dense:
+                for j in range(n):
+                    v[j] += c * data[a + j]
+            else:
+                for j in range(a, b):
+                    v[indices[j]] += c * data[j]
         t += 1
     state[0] = s
 
@@ -84,7 +97,9 @@ def sgd(X, y, *, lam, epochs, loss="hinge", t0=None, seed=0, n_checkpoints=20, X
     heuristic = t0 is None
     t0 = t0_heuristic(lam, loss) if heuristic else check_positive("t0", t0)
     task = loss_task(loss)
-    rows, yf, classes = check_X_y(X, y, task=task)
+    # dense input in compact form: the kernel indexes dense rows directly (see sgd_steps)
+    rows, yf, classes = check_X_y(X, y, task=task, compact_dense=True)
+    dense = is_compact(rows)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
 
@@ -101,7 +116,7 @@ def sgd(X, y, *, lam, epochs, loss="hinge", t0=None, seed=0, n_checkpoints=20, X
                 perm["epoch"], perm["order"] = e, rng.permutation(m)
             stop = min(m, pos + (t_end - t))
             sgd_steps(rows.data, rows.indices, rows.indptr, yf, v, state, perm["order"], pos,
-                      stop, t, lam, t0, code)
+                      stop, t, lam, t0, code, dense)
             t += stop - pos
         perm["t"] = t_end
         if not np.isfinite(v).all():

@@ -213,3 +213,27 @@ def test_labels_roundtrip_through_solver_result(binary):
     assert set(pred) <= {"neg", "pos"}
     assert np.array_equal(pred == "pos", X @ np.ones(X.shape[1]) > 0)
     assert labels.shape == pred.shape
+
+
+def test_compact_dense_rows(binary):
+    from rlmlib._checks import is_compact
+    from rlmlib.losses import loss_code
+    from rlmlib.objective import decision_function_rows, objective_rows
+
+    X, y = binary
+    full = as_rows(X)
+    compact = as_rows(X, compact_dense=True)
+    assert not is_compact(full) and is_compact(compact)
+    assert np.array_equal(compact.indices, np.arange(X.shape[1]))
+    assert np.shares_memory(compact.data, full.data) or np.array_equal(compact.data, full.data)
+    w = np.linspace(-1, 1, X.shape[1])
+    np.testing.assert_allclose(decision_function_rows(compact, w),
+                               decision_function_rows(full, w), rtol=1e-14, atol=1e-14)
+    f1 = objective_rows(compact, y, w, 0.1, loss_code("logistic"))
+    f2 = objective_rows(full, y, w, 0.1, loss_code("logistic"))
+    assert f1 == pytest.approx(f2, rel=1e-14)
+    # one row: both forms coincide, and the row is not taken for compact
+    one = as_rows(X[:1], compact_dense=True)
+    assert not is_compact(one) and one.indices.shape[0] == X.shape[1]
+    # sparse input is never compact
+    assert not is_compact(as_rows(sp.csr_matrix(X), compact_dense=True))

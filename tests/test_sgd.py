@@ -65,7 +65,7 @@ def test_one_epoch_matches_sklearn_sgdclassifier(breast_cancer_std, loss, skloss
     rows, yf, _ = check_X_y(X, y)
     v, state = np.zeros(X.shape[1]), np.ones(1)
     sgd_steps(rows.data, rows.indices, rows.indptr, yf, v, state, np.arange(len(y)), 0, len(y),
-              0, lam, t0_heuristic(lam, loss), loss_code(loss))
+              0, lam, t0_heuristic(lam, loss), loss_code(loss), False)
     np.testing.assert_allclose(state[0] * v, clf.coef_.ravel(), rtol=1e-11, atol=1e-12)
 
 
