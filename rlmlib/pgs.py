@@ -173,29 +173,16 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             _refresh(th, u, q, state)
 
 
-def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, n_checkpoints=20,
-        X_test=None, y_test=None, progress=False):
-    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
-
-    Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
-    with replacement); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
-    (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
-    (None: no constraint, except for 'squared', where the default is
-    B = max|y| sqrt((p-1)/sigma), a ball that contains the minimizer). Returns a
-    :class:`Result` with the last iterate w_T; ``res.params['radius']`` is the B used (None
-    for no ball).
-    """
+def _setup(X, y, p, sigma, k, loss, radius, seed):
+    """Checks, then the run's state: returns (rows, y, classes, task, code, B, advance, get_w)."""
     p = check_p(p)
     sigma = check_positive("sigma", sigma)
-    T = check_int("T", T)
     k = check_int("k", k)
     check_choice("loss", loss, PGS_LOSSES)
     seed = check_seed(seed)
-    n_checkpoints = check_int("n_checkpoints", n_checkpoints)
     code = loss_code(loss)
     task = loss_task(loss)
     rows, yf, classes = check_X_y(X, y, task=task)
-    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     if radius is None and loss == "squared":
         # sigma r(w*) <= F(w*) <= F(0) = mean 1/2 y^2 <= 1/2 max y^2 (see the chapter)
         radius = float(np.max(np.abs(yf))) * math.sqrt((p - 1.0) / sigma)
@@ -226,9 +213,51 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, n_checkpoi
         q = p / (p - 1.0)
         return _coef(p, q, sigma, B, done[0] + 1, state) * u
 
+    return rows, yf, classes, task, code, B, advance, get_w
+
+
+def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, n_checkpoints=20,
+        X_test=None, y_test=None, progress=False):
+    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
+
+    Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    with replacement); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
+    (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
+    (None: no constraint, except for 'squared', where the default is
+    B = max|y| sqrt((p-1)/sigma), a ball that contains the minimizer). Returns a
+    :class:`Result` with the last iterate w_T; ``res.params['radius']`` is the B used (None
+    for no ball).
+    """
+    T = check_int("T", T)
+    n_checkpoints = check_int("n_checkpoints", n_checkpoints)
+    rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
+                                                              seed)
+    p, sigma = float(p), float(sigma)
+    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     evaluate = make_evaluate(rows, yf, sigma, code, p, test, task, get_w)
-    trace = run_checkpointed(advance, T, m / k, evaluate, n_checkpoints, progress, "pgs",
-                             "mse" if task == "regression" else "accuracy")
+    trace = run_checkpointed(advance, T, n_rows(rows) / k, evaluate, n_checkpoints, progress,
+                             "pgs", "mse" if task == "regression" else "accuracy")
     params = dict(p=p, sigma=sigma, T=T, k=k, loss=loss, radius=None if B < 0 else B,
                   seed=seed, iterate="last")
     return Result(w=get_w(), solver="pgs", params=params, trace=trace, classes=classes)
+
+
+def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0):
+    """The iterates w_t of the run ``pgs(X, y, p=p, sigma=sigma, T=max(at), ...)`` at the
+    step counts ``at`` (increasing integers >= 0), as rows of an array (len(at), n_features).
+    The same kernel and random stream as :func:`pgs`, so w at ``at[-1] = T`` is ``pgs(...).w``."""
+    at = np.asarray(at)
+    if at.ndim != 1 or at.size == 0 or at.dtype.kind not in "iu" or np.any(at < 0) \
+            or np.any(np.diff(at) <= 0):
+        raise ValueError(f"at must be a non-empty increasing 1-D array of step counts >= 0, "
+                         f"got {at!r}")
+    rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
+                                                              seed)
+    out = np.empty((at.size, rows.n_features))
+    prev = 0
+    for j, t in enumerate(at.tolist()):
+        if t > prev:
+            advance(prev, t)
+            prev = t
+        out[j] = get_w()
+    return out

@@ -9,7 +9,7 @@ from rlmlib import pnorm
 from rlmlib.losses import deriv
 from rlmlib.objective import objective
 from rlmlib.pegasos import sample_indices
-from rlmlib.pgs import pgs
+from rlmlib.pgs import pgs, pgs_iterates
 from rlmlib.reference import lbfgs
 from rlmlib.synthetic import pgs_toy
 
@@ -156,3 +156,15 @@ def test_bad_data(binary):
         pgs(X, np.where(y > 0, np.inf, 0.0), p=2.0, sigma=0.1, T=10, loss="squared")
     with pytest.raises(ValueError, match="2-D"):
         pgs(X[:, 0], y, p=2.0, sigma=0.1, T=10)
+
+
+def test_iterates_are_the_runs_iterates(binary_sparse):
+    X, Xs, y = binary_sparse
+    at = [0, 1, 7, 100, 2500]
+    W = pgs_iterates(Xs, y, p=1.5, sigma=0.02, at=at, k=3, loss="logistic", seed=4)
+    assert np.array_equal(W[0], np.zeros(X.shape[1]))
+    for t, w in zip(at[1:], W[1:]):
+        res = pgs(X, y, p=1.5, sigma=0.02, T=t, k=3, loss="logistic", seed=4, n_checkpoints=1)
+        np.testing.assert_allclose(w, res.w, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="at must be a non-empty increasing"):
+        pgs_iterates(X, y, p=1.5, sigma=0.02, at=[5, 3])
