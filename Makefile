@@ -23,7 +23,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #   TQDM_DISABLE=1         no progress bars in the built book
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=Agg
 
-.PHONY: book test unit html-test book-student bench clean env
+.PHONY: book test unit html-test book-student bench clean env lab
 
 # ----------------------------------------------------------------------------- environment
 # rebuilt when requirements.txt or pyproject.toml change
@@ -36,6 +36,10 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 env: $(STAMP)
+
+# JupyterLab on the chapters (open a chapter's .md with "Open With > Jupytext Notebook")
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab
 
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)

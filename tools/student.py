@@ -72,8 +72,8 @@ def strip_solutions(text: str, name: str = "<text>") -> str:
     return "".join(out)
 
 
-#: copied (Markdown filtered); everything else the build needs is symlinked
-COPIED = ["_config.yml", "_toc.yml", "intro.md", "references.bib", "chapters"]
+#: copied (Markdown filtered), with every top-level page; what else the build needs is symlinked
+COPIED = ["_config.yml", "_toc.yml", "references.bib", "chapters", "_static"]
 LINKED = ["tools", "data", "rlmlib", "benchmarks"]
 
 
@@ -84,7 +84,8 @@ def make_student_sources(src: Path, dest: Path) -> list[Path]:
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     written = []
-    for entry in COPIED:
+    pages = [p.name for p in src.glob("*.md") if p.name not in ("README.md", "DESIGN.md")]
+    for entry in COPIED + pages:
         s = src / entry
         if s.is_dir():
             shutil.copytree(s, dest / entry, ignore=shutil.ignore_patterns(

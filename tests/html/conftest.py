@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import shutil
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 SHOTS = ROOT / "_build" / "html-test"
 
@@ -44,8 +45,9 @@ def browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    chromium = shutil.which("chromium")
-    driver_exe = shutil.which("chromedriver")
+    from ensure_chromium import browser_paths
+
+    chromium, driver_exe = browser_paths()
     if not (chromium and driver_exe):
         pytest.fail("chromium / chromedriver not found: run tests/html/ensure_chromium.py")
     opts = webdriver.ChromeOptions()

@@ -8,9 +8,17 @@ import sys
 PACKAGES = ["chromium", "chromium-driver"]
 
 
+def browser_paths() -> tuple[str | None, str | None]:
+    """The browser and its driver: CHROMIUM_BIN / CHROMEDRIVER_BIN when set (e.g. Google
+    Chrome on a GitHub runner), else Debian's `chromium` and `chromedriver` on PATH."""
+    return (os.environ.get("CHROMIUM_BIN") or shutil.which("chromium"),
+            os.environ.get("CHROMEDRIVER_BIN") or shutil.which("chromedriver"))
+
+
 def missing() -> list[str]:
-    need = {"chromium": "chromium", "chromedriver": "chromium-driver"}
-    return [pkg for exe, pkg in need.items() if shutil.which(exe) is None]
+    browser, driver = browser_paths()
+    return [pkg for path, pkg in zip((browser, driver), PACKAGES)
+            if not (path and os.access(path, os.X_OK))]
 
 
 def main() -> int:
