@@ -138,3 +138,76 @@ def check_best_k(best_k):
                 f"best_k on input {case}: returned k={got} with modelled time {t_got:.6g}, but "
                 f"k={best} gives {t_best:.6g} (excess {t_got / t_best - 1:.3g} relative)")
     return f"best_k passed all {len(_best_k_cases())} inputs."
+
+
+# ------------------------------------------------------------------ chapter: Foundations
+def _scaled_step_cases():
+    rng = np.random.default_rng(2010)
+    x_sparse = np.zeros(8)
+    x_sparse[[1, 4, 6]] = rng.standard_normal(3)
+    return [
+        # (case, s, v, x, y, t, lam, t0)
+        ("a first step from w = 0", 1.0, np.zeros(5), rng.standard_normal(5), 1.0, 0, 0.1, 10.0),
+        ("a generic step", 0.37, rng.standard_normal(6), rng.standard_normal(6), -1.0, 41, 0.01,
+         100.0),
+        ("a sparse x (only 3 non-zeros)", 0.8, rng.standard_normal(8), x_sparse, 1.0, 7, 0.05,
+         20.0),
+        ("a large margin (loss' about 1e-9)", 2.0, np.ones(4), np.full(4, 2.6), 1.0, 3, 0.1,
+         50.0),
+        ("a tiny scale s = 1e-7 (w = s v is moderate)", 1e-7, rng.standard_normal(5) * 1e7,
+         rng.standard_normal(5), -1.0, 1000, 1e-3, 10.0),
+        ("1 - eta*lam = 0 (t + t0 = 1): w must become -eta*loss'*x", 0.5,
+         rng.standard_normal(5), rng.standard_normal(5), 1.0, 0, 0.2, 1.0),
+    ]
+
+
+def check_scaled_step(scaled_step):
+    """Exercise "one SGD step in scaled form" (Foundations): ``scaled_step(s, v, x, y, t, lam,
+    t0)`` performs one step of plain SGD on the logistic loss,
+    w+ = (1 - eta lam) w - eta loss'(<w, x>; y) x with eta = 1/(lam (t + t0)) and w = s v, and
+    returns (s+, v+) with s+ v+ = w+. It must not touch the coordinates of v where x is 0
+    (the O(nnz) update) unless it folds the scale into v, and stay finite when 1 - eta lam = 0.
+    """
+    from .losses import LOGISTIC, loss_deriv
+
+    cases = _scaled_step_cases()
+    for case, s, v, x, y, t, lam, t0 in cases:
+        label = f"'{case}' (s={s:g}, t={t}, lam={lam:g}, t0={t0:g}, x={_describe(x)})"
+        w = s * v
+        eta = 1.0 / (lam * (t + t0))
+        expected = (1.0 - eta * lam) * w - eta * loss_deriv(LOGISTIC, float(w @ x), y) * x
+        v_in = v.copy()
+        out = scaled_step(s, v_in, x.copy(), y, t, lam, t0)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise AssertionError(f"scaled_step on input {label}: expected a pair (s, v), got "
+                                 f"{type(out).__name__}")
+        s_new, v_new = out
+        try:
+            s_new = float(s_new)
+        except (TypeError, ValueError) as e:
+            raise AssertionError(f"scaled_step on input {label}: s must be a number, got "
+                                 f"{s_new!r}") from e
+        if not math.isfinite(s_new) or s_new == 0.0:
+            raise AssertionError(f"scaled_step on input {label}: the new scale s is {s_new}; "
+                                 "it must be finite and non-zero (fold it into v when "
+                                 "1 - eta*lam is 0 or s gets tiny)")
+        v_new = np.asarray(v_new, dtype=np.float64)
+        _compare_vectors("scaled_step: s*v", s_new * v_new, expected, 1e-10, label)
+        # the O(nnz) property: the shrink goes into s alone and v changes only where x is
+        # non-zero, except when the new scale is tiny and may be folded into v
+        s_shrunk = (1.0 - eta * lam) * s
+        if abs(s_shrunk) < 1e-9:
+            continue
+        if not math.isclose(s_new, s_shrunk, rel_tol=1e-12):
+            raise AssertionError(
+                f"scaled_step on input {label}: the new scale is {s_new:.17g}, expected "
+                f"(1 - eta*lam)*s = {s_shrunk:.17g}: the shrink of w must go into s (O(1))")
+        zero = x == 0
+        if np.any(v_new[zero] != v[zero]):
+            i = int(np.flatnonzero(zero & (v_new != v))[0])
+            raise AssertionError(
+                f"scaled_step on input {label}: coordinate {i} of v changed from {v[i]:.17g} "
+                f"to {v_new[i]:.17g} although x[{i}] = 0: the shrink must go into s alone "
+                "(O(1)), not into v")
+    return (f"scaled_step passed all {len(cases)} inputs (s*v equals the SGD update to 1e-10 "
+            "relative, v untouched outside the support of x).")
