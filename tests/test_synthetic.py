@@ -274,3 +274,22 @@ def test_dataset_truth_attributes():
     assert ds.beta is ds.truth["beta"]
     with pytest.raises(AttributeError, match="no attribute 'w_star'"):
         ds.w_star
+
+
+@pytest.mark.parametrize("bayes_error, cond, sigma", [
+    (1e-300, 1e6, 1.0), (1e-6, 1e6, 1e-3), (0.49, 1.0, 1e6), (0.1, 1e3, 0.0)])
+def test_pgs_toy_optimum_extreme_parameters(bayes_error, cond, sigma):
+    ds = S.pgs_toy(10, 4, bayes_error=bayes_error, cond=cond, seed=0)
+    w = S.pgs_toy_optimum(ds, sigma)
+    assert np.all(np.isfinite(w))
+
+    def F(w):  # the same population objective: no coordinate perturbation lowers it
+        s = math.sqrt(max(w @ ds.cov @ w, 0.0))
+        f = lambda z: np.logaddexp(0.0, -z)
+        return 0.5 * sigma * w @ w + S._gauss_expect(w @ ds.mu, s, [f])[0]
+
+    for d in np.eye(4):
+        for h in (1e-3, -1e-3):
+            assert F(w) <= F(w + h * np.linalg.norm(w) * d) + 1e-15 * abs(F(w))
+    if sigma == 0.0:
+        np.testing.assert_allclose(w, ds.w_star, atol=1e-10)
