@@ -44,7 +44,8 @@ lab: $(STAMP)
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)
 	$(BUILD_ENV) $(PY) tools/execute.py .
-	$(BUILD_ENV) $(JB) build . $(JBFLAGS)
+	$(BUILD_ENV) $(JB) build . $(JBFLAGS) $$(test -f _build/.sphinx-stale && echo --all || true)
+	rm -f _build/.sphinx-stale
 	@echo "[book] HTML in _build/html/index.html"
 
 book-student: $(STAMP)

@@ -112,7 +112,7 @@ class Explorer:
     """The object :func:`explore` returns; displaying it shows the figure in the current mode."""
 
     def __init__(self, compute, controls, draw, readout=None, *, initial=None, axes=(1, 1),
-                 figsize=(6.4, 4.0), dpi=80, display_mode=None):
+                 figsize=(6.4, 4.0), dpi=80, palette=128, display_mode=None):
         if not callable(compute):
             raise TypeError(f"compute must be callable, got {compute!r}")
         if not callable(draw):
@@ -161,6 +161,9 @@ class Explorer:
         if self.mode not in ("static", "live"):
             raise ValueError(f"mode must be 'static' or 'live', got {self.mode!r}")
         self.dpi = dpi
+        if palette is not None and not (isinstance(palette, int) and 2 <= palette <= 256):
+            raise ValueError(f"palette must be None or an integer in [2, 256], got {palette!r}")
+        self.palette = palette
         # one figure, created once, never managed by pyplot (so Jupyter's inline backend
         # does not display it by itself) and reused by every redraw
         from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -192,9 +195,14 @@ class Explorer:
             self.fig.set_layout_engine("none")
         w, h = self._canvas.get_width_height()
         buf = io.BytesIO()
-        # live redraws favour speed, the static page favours size
-        Image.frombuffer("RGBA", (w, h), self._canvas.buffer_rgba()).save(
-            buf, format="png", compress_level=1 if self.mode == "live" else 9)
+        image = Image.frombuffer("RGBA", (w, h), self._canvas.buffer_rgba())
+        if self.mode == "live":          # live redraws favour speed
+            image.save(buf, format="png", compress_level=1)
+        elif self.palette:               # the static page embeds every frame: favour size
+            image.convert("RGB").quantize(colors=self.palette, method=Image.Quantize.MEDIANCUT
+                                          ).save(buf, format="png", optimize=True)
+        else:
+            image.save(buf, format="png", compress_level=9)
         text = "" if self.readout is None else str(self.readout(data, seconds))
         return buf.getvalue(), text, seconds
 
@@ -318,5 +326,6 @@ class Explorer:
 def explore(compute: Callable[..., Any], controls: Mapping[str, Any], draw: Callable,
             readout: Callable[[Any, float], str] | None = None, **options) -> Explorer:
     """Make an explorable figure (see the module docstring).  ``options``: ``initial``
-    (dict of starting grid values), ``axes=(rows, cols)``, ``figsize``, ``dpi``."""
+    (dict of starting grid values), ``axes=(rows, cols)``, ``figsize``, ``dpi``, ``palette``
+    (colours of the static frames' PNG palette, 128 by default; None keeps full colour)."""
     return Explorer(compute, controls, draw, readout, **options)

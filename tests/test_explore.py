@@ -133,6 +133,7 @@ def test_mode_from_environment(monkeypatch):
     (dict(initial={"a": 5.0}), r"initial\['a'\]=5.0 is not one of the grid values"),
     (dict(initial={"c": 1}), r"initial names unknown controls \['c'\]"),
     (dict(display_mode="pdf"), "mode must be 'static' or 'live', got 'pdf'"),
+    (dict(palette=1), r"palette must be None or an integer in \[2, 256\], got 1"),
 ])
 def test_bad_input(kwargs, match):
     args = dict(controls=CONTROLS, display_mode="static")

@@ -9,12 +9,18 @@ cached copy is missing or stale with jupyter-cache's `local-parallel` executor: 
 per core, each notebook in its own directory as working directory (as myst-nb would run it).
 A failing notebook is reported with its traceback and the script exits non-zero.
 
+jupyter-cache only hashes a notebook's own code.  The outputs also depend on `rlmlib/`,
+`data/` and the pins, so their fingerprint is kept next to the cache: when it changes the
+cache is cleared (every chapter runs again) and `_build/.sphinx-stale` tells the Makefile to
+re-render every page (Sphinx would otherwise only re-read pages whose source changed).
+
 The execution environment is the caller's: `make book` exports RLMLIB_EXPLORE=static (the
 explorable figures are precomputed for the HTML), TQDM_DISABLE=1 and NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from pathlib import Path
@@ -24,6 +30,26 @@ from jupyter_cache import get_cache
 from jupyter_cache.executors import load_executor
 
 READER = {"name": "myst_nb_md", "type": "plugin"}
+#: what executed outputs depend on besides the notebooks' own code (which jupyter-cache hashes)
+DEPENDS = ["rlmlib", "data", "requirements.txt", "pyproject.toml"]
+#: marker telling the Makefile to re-render every page (`jupyter-book build --all`)
+STALE_MARKER = Path("_build") / ".sphinx-stale"
+
+
+def fingerprint(root: Path) -> str:
+    """Hash of the library, the data and the pins: jupyter-cache only hashes a notebook's
+    code, so a change here must invalidate every cached notebook."""
+    h = hashlib.sha256()
+    for entry in DEPENDS:
+        base = root / entry
+        files = [base] if base.is_file() else sorted(
+            p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+            and p.suffix not in (".pyc", ".nbi", ".nbc")) if base.exists() else []
+        for f in files:
+            h.update(f.relative_to(root).as_posix().encode() + b"\0")
+            h.update(f.read_bytes())
+            h.update(b"\0")
+    return h.hexdigest()
 
 
 def toc_files(root: Path) -> list[Path]:
@@ -66,6 +92,16 @@ def main(argv=None) -> int:
     cache_path = Path(args.cache) if args.cache else root / "_build" / ".jupyter_cache"
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     cache = get_cache(str(cache_path))
+    fp_file = cache_path.with_name(cache_path.name + ".fingerprint")
+    fp = fingerprint(root)
+    if not fp_file.is_file() or fp_file.read_text() != fp:
+        if fp_file.is_file():
+            print("[execute] rlmlib, data or requirements changed: every chapter is executed "
+                  "again and every page rendered again", flush=True)
+        cache.clear_cache()
+        fp_file.write_text(fp)  # a failing chapter then does not clear the cache again
+        (root / STALE_MARKER).parent.mkdir(parents=True, exist_ok=True)
+        (root / STALE_MARKER).touch()
 
     notebooks = [p for p in toc_files(root) if is_notebook(p)]
     pks = []
