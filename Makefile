@@ -62,7 +62,7 @@ html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
 	$(PY) -m pytest -q tests/html
 
-test: unit book html-test
+test: unit book book-student html-test
 
 # ----------------------------------------------------------------------------- benchmarks
 bench: $(STAMP)

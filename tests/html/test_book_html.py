@@ -169,3 +169,28 @@ def test_explorable_slider_changes_figure(browser, server, page):
             assert readout.text, f"{page}: empty readout"
         browser.save_screenshot(str(SHOTS / f"{page.replace('/', '_')}-moved-{k}.png"))
     assert not _console_errors(browser)
+
+
+STUDENT = HTML.parent / "student" / "_build" / "html"
+
+
+def _classes_count(root: Path, cls: str) -> dict:
+    out = {}
+    for p in root.rglob("*.html"):
+        if "_static" in p.parts:
+            continue
+        n = p.read_text(encoding="utf8").count(f'class="{cls} ')
+        if n:
+            out[p.relative_to(root).as_posix()] = n
+    return out
+
+
+def test_student_edition_has_exercises_but_no_solutions():
+    """`make book-student` (run by `make test` before this test) kept every exercise and
+    dropped every solution, both the plain and the gated kind."""
+    assert (STUDENT / "index.html").is_file(), f"no student edition at {STUDENT}"
+    normal_ex, normal_sol = _classes_count(HTML, "exercise"), _classes_count(HTML, "solution")
+    student_ex, student_sol = _classes_count(STUDENT, "exercise"), _classes_count(STUDENT, "solution")
+    assert normal_sol, "the normal build shows no solution at all"
+    assert student_sol == {}, f"solutions left in the student edition: {student_sol}"
+    assert student_ex == normal_ex, (normal_ex, student_ex)
