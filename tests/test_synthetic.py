@@ -293,3 +293,15 @@ def test_pgs_toy_optimum_extreme_parameters(bayes_error, cond, sigma):
             assert F(w) <= F(w + h * np.linalg.norm(w) * d) + 1e-15 * abs(F(w))
     if sigma == 0.0:
         np.testing.assert_allclose(w, ds.w_star, atol=1e-10)
+
+
+@pytest.mark.parametrize("rows, cols", [(400, 50), (60, 50), (50, 50)])
+def test_haar_orthogonal_is_the_positive_diagonal_qr_factor(rows, cols):
+    # CholeskyQR2 (tall) and Householder (square-ish) give the same Q of the same draw
+    Q = S._haar_orthogonal(np.random.default_rng(3), rows, cols)
+    G = np.random.default_rng(3).standard_normal((rows, cols))
+    np.testing.assert_allclose(Q.T @ Q, np.eye(cols), atol=1e-13)
+    R = Q.T @ G
+    np.testing.assert_allclose(np.tril(R, -1), 0, atol=1e-11)
+    assert np.all(np.diag(R) > 0)
+    np.testing.assert_allclose(Q @ R, G, atol=1e-11)
