@@ -431,10 +431,16 @@ def rcv1_like(m=781_265, n=47_236, nnz_per_row=76, *, noise=0.03, zipf_exponent=
     * labels ``sign(<w_hidden, x>)``, each flipped with probability ``noise`` (so a linear
       classifier's error cannot go below about ``noise``; RCV1-CCAT's is about 5 %). The hidden
       weights are ``g_j * rank_j^-weight_decay`` with ``g ~ N(0, I_n)`` (rare terms matter
-      less, so the task is learnable from the sample: with the dense ``weight_decay=0`` a
-      linear classifier trained on 100,000 rows errs on ~16 % of noise-free labels, with 0.5
-      on ~4 %), then projected orthogonally to the mean row, so ``<w_hidden, x>`` averages 0
-      and about half the labels are +1 without an intercept.
+      less, so the task is learnable from the sample), then projected orthogonally to the
+      mean row, so ``<w_hidden, x>`` averages 0 and about half the labels are +1 without an
+      intercept. Measured with scikit-learn's ``LogisticRegression(C=10)`` trained on 100,000
+      rows with noise-free labels: test error ~5 % at ``weight_decay=0.5`` (~17 % for dense
+      weights, ``weight_decay=0``); with the default ``noise=0.03`` and 400,000 rows, 7.9 %
+      (the flipped test labels included).
+
+    At full size (59.4 million non-zeros, 716 MB in float64) it takes about 5 s on a
+    2-core machine: a numba kernel draws the columns, a blocked counting sort orders each
+    row, another kernel computes the values.
 
     Returns a Dataset with a ``scipy.sparse.csr_matrix`` X (``dtype`` data, int32 indices)
     and ``truth``: ``w_hidden``, ``noise``, ``df`` (document frequency of each column),
