@@ -21,7 +21,9 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # what the executed chapters see (see rlmlib/explore.py and README.md):
 #   RLMLIB_EXPLORE=static  explorable figures are precomputed for the static HTML
 #   TQDM_DISABLE=1         no progress bars in the built book
-BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=Agg
+#   MPLBACKEND=...inline   Jupyter's inline backend: with MPLBACKEND=Agg a kernel shows no
+#                          plt.show() figure at all (explore() does not use pyplot)
+BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
 .PHONY: book test unit html-test book-student bench clean env lab
 
