@@ -34,7 +34,7 @@ def _dual_norm(g, p):
     return M * float(np.sum((np.abs(g) / M) ** q) ** (1.0 / q))
 
 
-def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=20, w0=None,
+def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
           X_test=None, y_test=None):
     """Minimize F with L-BFGS-B until F(w) - F* <= tol * |F(w)| is certified.
 
