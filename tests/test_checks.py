@@ -237,3 +237,16 @@ def test_compact_dense_rows(binary):
     assert not is_compact(one) and one.indices.shape[0] == X.shape[1]
     # sparse input is never compact
     assert not is_compact(as_rows(sp.csr_matrix(X), compact_dense=True))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", [0, 17, 999])
+def test_all_finite_kernel(bad, where):
+    from rlmlib._checks import all_finite
+
+    a = np.random.default_rng(0).standard_normal(1000) * 1e300
+    assert all_finite(a)
+    a[where] = bad
+    assert not all_finite(a)
+    # a huge but finite sum does not fool it (np.sum would overflow to inf here)
+    assert all_finite(np.full(10, 1.7e308))
