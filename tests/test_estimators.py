@@ -23,7 +23,9 @@ def expected_failed(est):
 
 @parametrize_with_checks(
     [RLMClassifier(), RLMClassifier(solver="sgd", lam=1e-3, epochs=10, loss="logistic"),
-     RLMClassifier(solver="lbfgs", sigma=1e-3)],
+     RLMClassifier(solver="lbfgs", sigma=1e-3),
+     RLMClassifier(solver="pegasos", lam=1e-3, T=3000),
+     RLMClassifier(solver="pgs", p=1.8, sigma=1e-3, T=3000)],
     expected_failed_checks=expected_failed,
 )
 def test_sklearn_estimator_checks(estimator, check):
@@ -93,3 +95,16 @@ def test_get_set_params_roundtrip():
     c2 = clone(clf)
     assert c2.get_params() == clf.get_params() and c2 is not clf
     assert "lam=0.2" in repr(clf)
+
+
+@pytest.mark.parametrize("solver,params", [
+    ("pegasos", dict(lam=1e-3, T=2000, k=4)),
+    ("pgs", dict(p=1.8, sigma=1e-3, T=2000, loss="logistic")),
+    ("lbfgs", dict(sigma=1e-2, loss="squared_hinge")),
+])
+def test_wraps_other_solvers(binary, solver, params):
+    X, y = binary
+    clf = RLMClassifier(solver=solver, **params).fit(X, y)
+    res = getattr(rlmlib, solver)(X, y, **params)
+    np.testing.assert_allclose(clf.coef_.ravel(), res.w, rtol=1e-12, atol=1e-14)
+    assert clf.results_[0].solver == solver
