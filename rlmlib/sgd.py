@@ -139,6 +139,7 @@ def sgd(X, y, *, lam, epochs, loss="hinge", t0=None, seed=0, n_checkpoints=20, X
         if not np.isfinite(obj):
             diverged(perm["t"])
         return obj, tm
+
     trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,
                              desc="sgd", test_metric_name="mse" if task == "regression"
                              else "accuracy")
