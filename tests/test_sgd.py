@@ -247,3 +247,16 @@ def test_float32_and_sparse_float32(binary):
     c = rlmlib.sgd(X.astype(np.float32).astype(np.float64), y, lam=0.1, epochs=1)
     assert np.array_equal(a.w, c.w)
     np.testing.assert_allclose(a.w, b.w, rtol=1e-12)
+
+
+def test_trace_as_dict_and_lazy_exports(binary):
+    X, y = binary
+    res = rlmlib.sgd(X, y, lam=0.1, epochs=1, n_checkpoints=3, X_test=X, y_test=y)
+    d = res.trace.as_dict()
+    assert set(d) == {"iteration", "epoch", "seconds", "objective", "accuracy"}
+    assert all(len(v) == len(res.trace) == 4 for v in d.values())
+    # lazily imported names and submodules
+    assert rlmlib.RLMClassifier.__name__ == "RLMClassifier"
+    assert rlmlib.checkers.check_scaled_step is not None
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        rlmlib.no_such_thing
