@@ -47,6 +47,7 @@ __all__ = ["explore", "Slider", "Explorer", "mode", "MAX_FRAMES"]
 MAX_FRAMES = 64
 
 ENV_VAR = "RLMLIB_EXPLORE"
+_figure_counter = itertools.count()  # distinct element ids when a page shows a figure twice
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,8 @@ class Explorer:
         flat = 0
         for i, s in zip(start, sizes):
             flat = flat * s + i
-        uid = "rlmx-" + hashlib.sha1("".join(uris).encode()).hexdigest()[:12]
+        uid = (f"rlmx-{hashlib.sha1(''.join(uris).encode()).hexdigest()[:12]}"
+               f"-{next(_figure_counter)}")
         rows = []
         for k, n in enumerate(names):
             labels = [_fmt(v) for v in self.grids[n]]

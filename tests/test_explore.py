@@ -159,3 +159,9 @@ def test_not_callable():
         ex.explore(None, CONTROLS, _draw)
     with pytest.raises(TypeError, match="draw must be callable"):
         ex.explore(_compute, CONTROLS, "plot")
+
+
+def test_same_figure_twice_on_a_page_gets_distinct_ids():
+    ids = [re.search(r'<div class="rlm-explore" id="([^"]+)"', _static().static_html()).group(1)
+           for _ in range(2)]
+    assert ids[0] != ids[1]
