@@ -63,10 +63,11 @@ def test_static_initial_frame_and_slider_positions():
 
 
 def test_static_needs_no_network():
-    h = _static().static_html()
+    e = _static()
+    h = e.static_html()
     assert "http://" not in h and "https://" not in h and "//cdn" not in h
     assert "<script>" in h and "<script src" not in h
-    assert _static()._repr_html_() == h
+    assert e._repr_html_() == h
 
 
 def test_live_widget_redraws_same_figure_on_change():
