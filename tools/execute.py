@@ -10,7 +10,7 @@ per core, each notebook in its own directory as working directory (as myst-nb wo
 A failing notebook is reported with its traceback and the script exits non-zero.
 
 jupyter-cache only hashes a notebook's own code.  The outputs also depend on `rlmlib/`,
-`data/` and the pins, so their fingerprint is kept next to the cache: when it changes the
+`data/` and the pins, so their fingerprint is kept in the cache directory: when it changes the
 cache is cleared (every chapter runs again) and `_build/.sphinx-stale` tells the Makefile to
 re-render every page (Sphinx would otherwise only re-read pages whose source changed).
 
@@ -30,13 +30,15 @@ from jupyter_cache import get_cache
 from jupyter_cache.executors import load_executor
 
 READER = {"name": "myst_nb_md", "type": "plugin"}
+#: the repository (also for the student edition's copy, whose tools/ is a symlink here)
+REPO = Path(__file__).resolve().parents[1]
 #: what executed outputs depend on besides the notebooks' own code (which jupyter-cache hashes)
 DEPENDS = ["rlmlib", "data", "requirements.txt", "pyproject.toml"]
 #: marker telling the Makefile to re-render every page (`jupyter-book build --all`)
 STALE_MARKER = Path("_build") / ".sphinx-stale"
 
 
-def fingerprint(root: Path) -> str:
+def fingerprint(root: Path = REPO) -> str:
     """Hash of the library, the data and the pins: jupyter-cache only hashes a notebook's
     code, so a change here must invalidate every cached notebook."""
     h = hashlib.sha256()
@@ -92,13 +94,15 @@ def main(argv=None) -> int:
     cache_path = Path(args.cache) if args.cache else root / "_build" / ".jupyter_cache"
     cache_path.parent.mkdir(parents=True, exist_ok=True)
     cache = get_cache(str(cache_path))
-    fp_file = cache_path.with_name(cache_path.name + ".fingerprint")
-    fp = fingerprint(root)
+    # kept inside the cache directory, so a restored cache (CI) carries its fingerprint
+    fp_file = cache_path / "inputs.sha256"
+    fp = fingerprint()
     if not fp_file.is_file() or fp_file.read_text() != fp:
         if fp_file.is_file():
             print("[execute] rlmlib, data or requirements changed: every chapter is executed "
                   "again and every page rendered again", flush=True)
         cache.clear_cache()
+        cache_path.mkdir(parents=True, exist_ok=True)
         fp_file.write_text(fp)  # a failing chapter then does not clear the cache again
         (root / STALE_MARKER).parent.mkdir(parents=True, exist_ok=True)
         (root / STALE_MARKER).touch()
