@@ -77,6 +77,32 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, lam, t_begin, project, v,
     for step in range(n_steps):
         t = t_begin + step + 1
         eta = 1.0 / (lam * t)
+        if k == 1 and t > 1:
+            # the same step for a single example, in one pass over its non-zeros
+            i = batch[step]
+            z = 0.0
+            for j in range(indptr[i], indptr[i + 1]):
+                z += data[j] * v[indices[j]]
+            viol = y[i] * s * z < 1.0
+            s *= 1.0 - 1.0 / t                               # shrink
+            if viol:                                         # w <- w + eta y x
+                cb = eta * y[i] / s
+                for j in range(indptr[i], indptr[i + 1]):
+                    col = indices[j]
+                    old = v[col]
+                    new = old + cb * data[j]
+                    v[col] = new
+                    vv += new * new - old * old
+                if project:                                  # only a sum can leave the ball
+                    norm_w = s * math.sqrt(max(vv, 0.0))
+                    if norm_w > radius:
+                        s *= radius / norm_w
+            if s < 1e-9:
+                for j in range(v.shape[0]):
+                    v[j] *= s
+                s = 1.0
+                vv = _sq_norm(v)
+            continue
         # A_t^+: margins y <w_t, x> = y s <v, x> of the whole batch at w_t
         for b in range(k):
             i = batch[step * k + b]

@@ -81,9 +81,10 @@ def test_relative_gap_breast_cancer(breast_cancer_std):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         svc = LinearSVC(loss="hinge", fit_intercept=False, C=1.0 / (lam * X.shape[0]),
-                        tol=1e-12, dual=True, max_iter=200000).fit(X, y)
+                        tol=1e-12, dual=True, max_iter=200000, random_state=0).fit(X, y)
     P_svc = objective(X, y, svc.coef_.ravel(), sigma=lam, loss="hinge")
-    assert P_svc == pytest.approx(P_star, rel=1e-5)
+    # liblinear stops at max_iter here (it warns), close to but not at the optimum
+    assert P_star <= P_svc * (1 + 1e-6) and P_svc == pytest.approx(P_star, rel=1e-3)
     res = pegasos(X, y, lam=lam, T=400_000, seed=0)
     gap = (res.objective - P_star) / P_star
     assert 0.0 <= gap < 1e-2
