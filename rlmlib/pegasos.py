@@ -24,6 +24,7 @@ from ._checks import (check_int, check_positive, check_seed, check_test_set, che
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import HINGE
+from .objective import row_dot
 
 _BLOCK = 1 << 16  # random indices are drawn in blocks of this size, whatever the checkpoints
 
@@ -60,11 +61,32 @@ def sample_indices(m, k, T, seed=0):
 
 
 @njit(cache=True)
-def _sq_norm(v):
-    acc = 0.0
-    for i in range(v.shape[0]):
-        acc += v[i] * v[i]
-    return acc
+def _add_row(data, indices, start, stop, c, v, vv):
+    """v <- v + c x for the row x = data[start:stop]; returns ||v||^2 kept up to date."""
+    for j in range(start, stop):
+        col = indices[j]
+        old = v[col]
+        new = old + c * data[j]
+        v[col] = new
+        vv += new * new - old * old
+    return max(vv, 0.0)
+
+
+@njit(cache=True)
+def _settle(v, s, vv, project, radius):
+    """Projection onto ||w|| <= radius (only s changes), then fold s into v when it gets
+    tiny (O(n), rare). Returns the new (s, ||v||^2)."""
+    if project:
+        norm_w = s * math.sqrt(vv)
+        if norm_w > radius:
+            s *= radius / norm_w
+    if s < 1e-9:
+        vv = 0.0
+        for j in range(v.shape[0]):
+            v[j] *= s
+            vv += v[j] * v[j]
+        s = 1.0
+    return s, vv
 
 
 @njit(cache=True)
@@ -78,37 +100,20 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, lam, t_begin, project, v,
         t = t_begin + step + 1
         eta = 1.0 / (lam * t)
         if k == 1 and t > 1:
-            # the same step for a single example, in one pass over its non-zeros
+            # the same step for a single example: one margin, then shrink and add
             i = batch[step]
-            z = 0.0
-            for j in range(indptr[i], indptr[i + 1]):
-                z += data[j] * v[indices[j]]
-            viol = y[i] * s * z < 1.0
+            viol = y[i] * s * row_dot(data, indices, indptr[i], indptr[i + 1], v) < 1.0
             s *= 1.0 - 1.0 / t                               # shrink
             if viol:                                         # w <- w + eta y x
-                cb = eta * y[i] / s
-                for j in range(indptr[i], indptr[i + 1]):
-                    col = indices[j]
-                    old = v[col]
-                    new = old + cb * data[j]
-                    v[col] = new
-                    vv += new * new - old * old
-                if project:                                  # only a sum can leave the ball
-                    norm_w = s * math.sqrt(max(vv, 0.0))
-                    if norm_w > radius:
-                        s *= radius / norm_w
-            if s < 1e-9:
-                for j in range(v.shape[0]):
-                    v[j] *= s
-                s = 1.0
-                vv = _sq_norm(v)
+                vv = _add_row(data, indices, indptr[i], indptr[i + 1], eta * y[i] / s, v, vv)
+                s, vv = _settle(v, s, vv, project, radius)   # only a sum can leave the ball
+            else:
+                s, vv = _settle(v, s, vv, False, radius)
             continue
         # A_t^+: margins y <w_t, x> = y s <v, x> of the whole batch at w_t
         for b in range(k):
             i = batch[step * k + b]
-            z = 0.0
-            for j in range(indptr[i], indptr[i + 1]):
-                z += data[j] * v[indices[j]]
+            z = row_dot(data, indices, indptr[i], indptr[i + 1], v)
             coef[b] = y[i] if y[i] * s * z < 1.0 else 0.0
         # shrink: w <- (1 - eta lam) w = (1 - 1/t) w, in O(1) through s
         if t == 1:  # the factor is 0: w_{3/2} is the sum alone
@@ -122,26 +127,9 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, lam, t_begin, project, v,
         for b in range(k):
             if coef[b] != 0.0:
                 i = batch[step * k + b]
-                cb = c * coef[b]
-                for j in range(indptr[i], indptr[i + 1]):
-                    col = indices[j]
-                    old = v[col]
-                    new = old + cb * data[j]
-                    v[col] = new
-                    vv += new * new - old * old
-        if vv < 0.0:
-            vv = 0.0
-        # projection onto the ball ||w|| <= 1/sqrt(lam): again only s changes
-        if project:
-            norm_w = s * math.sqrt(vv)
-            if norm_w > radius:
-                s *= radius / norm_w
-        # keep s away from underflow: fold it into v (O(n), rare)
-        if s < 1e-9:
-            for j in range(v.shape[0]):
-                v[j] *= s
-            s = 1.0
-            vv = _sq_norm(v)
+                vv = _add_row(data, indices, indptr[i], indptr[i + 1], c * coef[b], v, vv)
+        # projection onto the ball ||w|| <= 1/sqrt(lam), and the fold of s into v
+        s, vv = _settle(v, s, vv, project, radius)
     state[0] = s
     state[1] = vv
 
