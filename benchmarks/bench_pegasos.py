@@ -44,22 +44,13 @@ def timed_sklearn(X, y, lam, seed):
         return time.perf_counter() - t, clf.coef_.ravel()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="a tenth of the rows")
-    ap.add_argument("--reps", type=int, default=5)
-    args = ap.parse_args()
-
+def measure(X, y, reps=5):
+    """Median seconds of one epoch of pegasos and SGDClassifier, and per-example seconds of
+    the pgs variants; returns a dict of medians plus the objectives of the last run."""
     import rlmlib
     from rlmlib.objective import objective
-    from rlmlib.synthetic import rcv1_like
 
-    m = 78_126 if args.quick else 781_265
-    t = time.perf_counter()
-    ds = rcv1_like(m=m, seed=0)
-    X, y = ds.X, ds.y
-    print(f"data: {X.shape[0]:,} x {X.shape[1]:,}, {ds.nnz_per_row:.1f} non-zeros per row "
-          f"(generated in {time.perf_counter() - t:.1f} s)")
+    m = X.shape[0]
     lam = 1e-4       # Bottou's RCV1 setting for the hinge loss
     sigma = 4e-7     # the paper's sigma for l1.8 logistic regression on CCAT (Table II)
     k = 300
@@ -73,7 +64,7 @@ def main():
     timed_sklearn(*small, lam, 0)
 
     runs = {"pegasos": [], "sklearn": [], "pgs18": [], "pgs18h": [], "pgs2": []}
-    for r in range(args.reps):
+    for r in range(reps):
         s, res_p = timed_rlmlib(rlmlib.pegasos, X, y, lam=lam, T=m, seed=r)
         runs["pegasos"].append(s)
         s, w_sk = timed_sklearn(X, y, lam, r)
@@ -88,13 +79,34 @@ def main():
                             seed=r)
         runs["pgs2"].append(s / m)
     med = {key: float(np.median(v)) for key, v in runs.items()}
-    peg_per_ex = med["pegasos"] / m
+    med["m"] = m
+    med["obj_pegasos"] = res_p.objective
+    med["obj_sklearn"] = objective(X, y, w_sk, sigma=lam, loss="hinge")
+    med["obj_pgs18"] = res_18.objective
+    return med
 
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the rows")
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+
+    from rlmlib.synthetic import rcv1_like
+
+    m = 78_126 if args.quick else 781_265
+    t = time.perf_counter()
+    ds = rcv1_like(m=m, seed=0)
+    X, y = ds.X, ds.y
+    print(f"data: {X.shape[0]:,} x {X.shape[1]:,}, {ds.nnz_per_row:.1f} non-zeros per row "
+          f"(generated in {time.perf_counter() - t:.1f} s)")
+    med = measure(X, y, args.reps)
+    peg_per_ex = med["pegasos"] / m
     print(f"\none epoch, median of {args.reps} (seconds):")
     print(f"  rlmlib.pegasos (k=1)          {med['pegasos']:8.3f}   "
-          f"objective {res_p.objective:.5f}")
+          f"objective {med['obj_pegasos']:.5f}")
     print(f"  sklearn SGDClassifier(hinge)  {med['sklearn']:8.3f}   "
-          f"objective {objective(X, y, w_sk, sigma=lam, loss='hinge'):.5f}")
+          f"objective {med['obj_sklearn']:.5f}")
     print(f"  ratio pegasos / SGDClassifier: {med['pegasos'] / med['sklearn']:.2f}x "
           "(target <= 1.0)")
     print("\ncost per example (microseconds), median:")
@@ -105,7 +117,7 @@ def main():
           f"ratio to pegasos {med['pgs18h'] / peg_per_ex:.2f}x")
     print(f"  pgs p=2   k=1   logistic      {med['pgs2'] * 1e6:8.3f}   "
           f"ratio to pegasos {med['pgs2'] / peg_per_ex:.2f}x")
-    print(f"  (pgs p=1.8 objective after one epoch: {res_18.objective:.5f})")
+    print(f"  (pgs p=1.8 objective after one epoch: {med['obj_pgs18']:.5f})")
 
 
 if __name__ == "__main__":
