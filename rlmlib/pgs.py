@@ -21,11 +21,13 @@ u changes only where theta does (the batch's non-zeros), and ||theta||_q^q = sum
 is kept up to date there, so a step costs O(non-zeros of the batch) at every p (one power per
 distinct touched coordinate at p < 2, none at p = 2, where u = theta and K_t = 1/((t+1) sigma)).
 This is cheaper than the paper's O(dk + n) per step (which recomputes the whole mirror map).
-theta is stored divided by a power of two ``scale`` so that max|theta_i/scale| lies in
-[1/4, 1]: the sum of q-th powers can neither overflow nor underflow, even at q = 101
-(p = 1.01); it is recomputed exactly (O(n)) whenever that range is left (O(log) times in a
-run, as theta grows about linearly in t) and after every n updated coordinates, so rounding
-cannot accumulate in it (amortized O(1) per update).
+theta is stored divided by ``scale`` so that max|theta_i/scale| lies in [lo, 1] with
+lo = max(1/4, e^(-600/q)): the sum of q-th powers is then at least lo^q >= e^-600 and at most
+n, so it can neither overflow nor underflow, at q = 101 (p = 1.01) as at q = 10^4
+(p = 1.0001). For lo = 1/4 (q <= 432) the scale is a power of two, so rescaling is exact.
+The sum is recomputed exactly (O(n)) whenever that range is left (O(log T) times in a run, as
+theta grows about linearly in t) and after every n updated coordinates, so rounding cannot
+accumulate in it (amortized O(1) per update).
 """
 import math
 
@@ -78,10 +80,17 @@ def _quarters(e):
 
 
 @njit(cache=True)
+def _low(q):
+    """lo = max(1/4, e^(-600/q)): the lower end of the range [lo, 1] kept for max|th|."""
+    return max(0.25, math.exp(-600.0 / q))
+
+
+@njit(cache=True)
 def _refresh(th, u, q, state):
-    """Recompute S = sum |th|^q exactly; if max|th| left [1/4, 1], first rescale th (= theta /
-    scale) by a power of two so that max|th| is in [1/2, 1) and recompute u = |th|^(q-1)
-    sgn(th). state = [scale, S, updates since the last refresh]."""
+    """Recompute S = sum |th|^q exactly; if max|th| left [lo, 1], first rescale th (= theta /
+    scale) so that max|th| is in [1/2, 1) (lo = 1/4: by a power of two, exactly) or equals
+    sqrt(lo) (lo > 1/4, i.e. q > 432), and recompute u = |th|^(q-1) sgn(th).
+    state = [scale, S, updates since the last refresh]."""
     M = 0.0
     for i in range(th.shape[0]):
         a = abs(th[i])
@@ -89,9 +98,13 @@ def _refresh(th, u, q, state):
             M = a
     S = 0.0
     n4 = _quarters(q - 1.0)
-    if M > 0.0 and (M > 1.0 or M < 0.25):
-        mant, e = math.frexp(M)              # M = mant 2^e, mant in [1/2, 1)
-        f = math.ldexp(1.0, -e)              # exact power of two
+    lo = _low(q)
+    if M > 0.0 and (M > 1.0 or M < lo):
+        if lo == 0.25:
+            mant, e = math.frexp(M)          # M = mant 2^e, mant in [1/2, 1)
+            f = math.ldexp(1.0, -e)          # exact power of two
+        else:
+            f = math.sqrt(lo) / M            # q > 432: the range [lo, 1] is narrow
         for i in range(th.shape[0]):
             a = th[i] * f
             th[i] = a
@@ -103,7 +116,7 @@ def _refresh(th, u, q, state):
                 ua = _pow(abs(a), q - 1.0, n4)
                 u[i] = ua if a > 0.0 else -ua
                 S += abs(a) * ua
-        state[0] = math.ldexp(state[0], e)
+        state[0] /= f
     elif q == 2.0:
         for i in range(th.shape[0]):
             S += th[i] * th[i]
@@ -155,7 +168,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
     q = p / (p - 1.0)
     n = th.shape[0]
     n_steps = batch.shape[0] // k
-    s_low = 0.25 ** q
+    s_low = _low(q) ** q                     # S < s_low implies max|th| < lo
     n4 = _quarters(q - 1.0)
     for step in range(n_steps):
         t = t_begin + step + 1
@@ -204,7 +217,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
                 mark[col] = False
         state[1] = S
         state[2] += nt
-        # rescale when max|th| left [1/4, 1] (S < 4^-q implies max|th| < 1/4: the small
+        # rescale when max|th| left [lo, 1] (S < lo^q implies max|th| < lo: the small
         # entries' powers would underflow), and recompute S after n updated coordinates
         if nt > 0 and (overflow or state[2] > n or S < s_low):
             _refresh(th, u, q, state)
@@ -234,7 +247,7 @@ def _setup(X, y, p, sigma, k, loss, radius, seed):
     state = np.array([1.0, 0.0, 0.0])
     coef = np.empty(k)
     g = np.zeros(n)
-    touched = np.empty(n, dtype=np.int64)
+    touched = np.empty(n + 1, dtype=np.int64)   # the branch-free append writes one past
     mark = np.zeros(n, dtype=np.bool_)
     stream = _IndexStream(seed, m)
     done = [0]
