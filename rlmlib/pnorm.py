@@ -128,14 +128,19 @@ def _grad_conjugate_ball(theta, p, radius, out):
     radius the value is rescaled to p-norm radius (exact, see the chapter).
     """
     q = p / (p - 1.0)
-    _grad_phi(theta, q, out)
     if radius > 0.0:
-        M, nu = _scaled_norm(theta, q)
-        norm_p = (p - 1.0) * M * nu          # ||grad r*(theta)||_p = (p-1) ||theta||_q
-        if norm_p > radius:
-            f = radius / norm_p
+        M, nu = _scaled_norm(theta, q)       # ||theta||_q = M nu, nu in [1, n^(1/q)]
+        # ||grad r*(theta)||_p = (p-1) ||theta||_q, which may overflow for huge theta:
+        # compare radius / M with (p-1) nu instead
+        if M > 0.0 and radius / M < (p - 1.0) * nu:
+            # on the sphere: grad r*(theta) radius / ||.||_p = grad r*(theta/M) c, by degree-1
+            # homogeneity, with c = radius / ((p-1) nu) finite
+            _grad_phi(theta / M, q, out)
+            c = radius / ((p - 1.0) * nu)
             for i in range(out.shape[0]):
-                out[i] *= f
+                out[i] *= c
+            return out
+    _grad_phi(theta, q, out)
     return out
 
 

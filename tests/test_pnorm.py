@@ -199,3 +199,13 @@ def test_zero_and_extreme_vectors_stay_finite():
         q = p / (p - 1)
         assert g[0] == pytest.approx((p - 1) * 1e308 * 3 ** ((2 - q) / q), rel=1e-12)
         assert math.isfinite(pnorm.r_conjugate(np.full(3, 1e-300), p))
+
+
+@pytest.mark.parametrize("p", [1.01, 1.5, 2.0])
+def test_ball_version_near_the_largest_double(p):
+    """theta close to the largest double: the p-norm of the unconstrained value overflows, the
+    value on the ball does not (it is radius theta/||theta||_q-like, here the diagonal)."""
+    w = pnorm.grad_conjugate(np.array([1.5e308, 1.5e308]), p, radius=1.0)
+    np.testing.assert_allclose(w, [2.0 ** (-1.0 / p)] * 2, rtol=1e-13)
+    w = pnorm.grad_conjugate(np.array([1.5e308, -1e-300, 0.0]), p, radius=2.0)
+    np.testing.assert_allclose(w, [2.0, 0.0, 0.0], rtol=1e-13, atol=1e-300)
