@@ -5,13 +5,12 @@
 with p in (1, 2]; at p = 2, r(w) = ||w||^2 / 2. X may be dense or sparse: the kernels below
 take CSR rows (see ``_checks.Rows``).
 """
-import math
-
 import numpy as np
 from numba import njit
 
-from ._checks import (as_rows, check_interval, check_positive, check_test_set, check_weights,
-                      check_X_y, check_y, is_compact, n_rows)
+from . import pnorm
+from ._checks import (as_rows, check_positive, check_test_set, check_weights, check_X_y,
+                      check_y, is_compact, n_rows)
 from .losses import loss_code, loss_deriv, loss_task, loss_value, loss_values
 
 
@@ -78,47 +77,20 @@ def mean_loss_grad(data, indices, indptr, w, y, code, grad):
 
 
 # ------------------------------------------------------------------------------ regularizer
-def _pnorm_scaled(w, p):
-    """(M, ||w/M||_p) with M = max|w_i|, so that ||w||_p = M * ||w/M||_p without overflow."""
-    a = np.abs(w)
-    M = float(a.max()) if a.size else 0.0
-    if M == 0.0:
-        return 0.0, 0.0
-    u = a / M
-    if p == 2.0:
-        return M, float(math.sqrt(np.dot(u, u)))
-    return M, float(np.sum(u ** p) ** (1.0 / p))
-
-
-def check_p(p):
-    """p of the p-norm regularizer must lie in (1, 2]."""
-    return check_interval("p", p, 1.0, 2.0, lo_closed=False, hi_closed=True)
+# r(w) = ||w||_p^2 / (2(p-1)) is phi_p of rlmlib.pnorm: one overflow-safe implementation
+# (max|w_i| factored out) serves the objective, the reference solver and the PGS chapter.
+check_p = pnorm.check_p
 
 
 def regularizer(w, p=2.0):
     """r(w) = ||w||_p^2 / (2(p-1)), computed by factoring out max|w_i| (no overflow)."""
-    p = check_p(p)
-    w = np.asarray(w, dtype=np.float64)
-    M, nu = _pnorm_scaled(w, p)
-    # ||w||_p^2 / (2(p-1)) = (M nu) * ((M nu) / (2(p-1))): overflows only if the result does
-    return (M * nu) * ((M * nu) / (2.0 * (p - 1.0)))
+    return pnorm.r(w, p)
 
 
 def regularizer_grad(w, p=2.0):
-    """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p-1), without overflow.
-
-    With M = max|w_i| and u = w/M this is M ||u||_p^(2-p) |u_i|^(p-1) sgn(u_i) / (p-1); at
-    p = 2 it is w itself.
-    """
-    p = check_p(p)
-    w = np.asarray(w, dtype=np.float64)
-    if p == 2.0:
-        return w.copy()
-    M, nu = _pnorm_scaled(w, p)
-    if M == 0.0:
-        return np.zeros_like(w)
-    u = w / M
-    return M * nu ** (2.0 - p) * np.abs(u) ** (p - 1.0) * np.sign(u) / (p - 1.0)
+    """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p-1), without overflow; at p = 2
+    it is w itself."""
+    return pnorm.grad_r(w, p)
 
 
 # -------------------------------------------------------------------------------- objective
@@ -129,7 +101,7 @@ def objective_rows(rows, y, w, sigma, code, p=2.0):
         loss = float(np.mean(loss_values(code, z, y, np.empty_like(z))))
     else:
         loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
-    reg = regularizer(w, p)  # scaled: a huge but finite w gives inf, not an overflow warning
+    reg = pnorm._phi(w, p)  # scaled: a huge but finite w gives inf, not an overflow warning
     return sigma * reg + loss
 
 

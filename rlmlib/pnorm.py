@@ -63,7 +63,7 @@ def _phi(x, s):
     """phi_s(x) = ||x||_s^2 / (2 (s - 1)); overflows only if the value does."""
     M, nu = _scaled_norm(x, s)
     a = M * nu
-    return a * a / (2.0 * (s - 1.0))
+    return a * (a / (2.0 * (s - 1.0)))     # not a*a/(...): a*a may overflow when phi does not
 
 
 @njit(cache=True)
@@ -145,7 +145,8 @@ def _grad_conjugate_ball(theta, p, radius, out):
 
 
 # ------------------------------------------------------------------------------ Python API
-def _check_p(p):
+def check_p(p):
+    """p of the p-norm regularizer must lie in (1, 2]."""
     return check_interval("p", p, 1.0, 2.0, lo_closed=False, hi_closed=True)
 
 
@@ -169,19 +170,19 @@ def _check_radius(radius):
 
 def conjugate_exponent(p):
     """q = p / (p - 1), the exponent of the dual norm (1/p + 1/q = 1)."""
-    p = _check_p(p)
+    p = check_p(p)
     return p / (p - 1.0)
 
 
 def r(w, p):
     """r(w) = ||w||_p^2 / (2 (p - 1)), 1-strongly convex w.r.t. ||.||_p for p in (1, 2]."""
-    p = _check_p(p)
+    p = check_p(p)
     return float(_phi(_check_vector("w", w), p))
 
 
 def grad_r(w, p):
     """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p - 1) (the inverse mirror map)."""
-    p = _check_p(p)
+    p = check_p(p)
     w = _check_vector("w", w)
     return _grad_phi(w, p, np.empty_like(w))
 
@@ -193,7 +194,7 @@ def r_conjugate(theta, p, radius=None):
     S = {||w||_p <= B}: the same while (p - 1) ||theta||_q <= B, else
     B ||theta||_q - B^2 / (2 (p - 1)).
     """
-    p = _check_p(p)
+    p = check_p(p)
     B = _check_radius(radius)
     theta = _check_vector("theta", theta)
     q = p / (p - 1.0)
@@ -212,7 +213,7 @@ def grad_conjugate(theta, p, radius=None):
     Finite and accurate to ~1e-13 relative for every p in [1.01, 2] and |theta_i| in
     [1e-300, 1e300] (see the module docstring); p = 2 gives theta itself.
     """
-    p = _check_p(p)
+    p = check_p(p)
     B = _check_radius(radius)
     theta = _check_vector("theta", theta)
     return _grad_conjugate_ball(theta, p, B, np.empty_like(theta))

@@ -21,17 +21,14 @@ import numpy as np
 from ._checks import check_int, check_positive, check_test_set, check_X_y
 from ._result import Result, Trace
 from .losses import SMOOTH, loss_code, loss_task
-from .objective import check_p, mean_loss_grad, regularizer, regularizer_grad
+from .objective import check_p, mean_loss_grad
+from .pnorm import _grad_phi, _phi, _scaled_norm
 
 
 def _dual_norm(g, p):
-    if p == 2.0:
-        return float(np.sqrt(g @ g))
-    q = p / (p - 1.0)
-    M = float(np.max(np.abs(g))) if g.size else 0.0
-    if M == 0.0:
-        return 0.0
-    return M * float(np.sum((np.abs(g) / M) ** q) ** (1.0 / q))
+    """||g||_q, q = p/(p-1), without overflow."""
+    M, nu = _scaled_norm(g, p / (p - 1.0))
+    return M * nu
 
 
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
@@ -72,8 +69,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
             f += sigma * 0.5 * float(w @ w)
             g = grad + sigma * w
         else:
-            f += sigma * regularizer(w, p)
-            g = grad + sigma * regularizer_grad(w, p)
+            f += sigma * _phi(w, p)
+            g = grad + sigma * _grad_phi(w, p, np.empty_like(w))
         last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1)
         return f, g
 

@@ -122,3 +122,19 @@ def test_metrics(binary_sparse, regression):
     assert rlmlib.mse(Xr, yr, wr) == pytest.approx(np.mean((Xr @ wr - yr) ** 2), rel=1e-14)
     assert rlmlib.mse(sp.coo_matrix(Xr), yr, wr) == pytest.approx(rlmlib.mse(Xr, yr, wr),
                                                                    rel=1e-14)
+
+
+@pytest.mark.parametrize("w,match", [
+    (np.array([1.0, np.nan]), "w must not contain NaN or inf"),
+    (np.array([1.0, np.inf]), "w must not contain NaN or inf"),
+    (np.array([[1.0, 2.0], [3.0, 4.0]]), "w must be a 1-D array"),
+])
+def test_regularizer_rejects_bad_w(w, match):
+    for f in (rlmlib.regularizer, regularizer_grad):
+        with pytest.raises(ValueError, match=match):
+            f(w, 1.5)
+
+
+def test_regularizer_rejects_bad_p():
+    with pytest.raises(ValueError, match=r"p must be in \(1.0, 2.0\], got 2.5"):
+        rlmlib.regularizer(np.ones(3), 2.5)
