@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,14 +34,17 @@ READER = {"name": "myst_nb_md", "type": "plugin"}
 #: the repository (also for the student edition's copy, whose tools/ is a symlink here)
 REPO = Path(__file__).resolve().parents[1]
 #: what executed outputs depend on besides the notebooks' own code (which jupyter-cache hashes)
-DEPENDS = ["rlmlib", "data", "requirements.txt", "pyproject.toml"]
+DEPENDS = ["rlmlib", "data", "benchmarks", "requirements.txt", "pyproject.toml"]
+#: environment variables that change what the chapters compute (sizes, figure mode)
+ENV_DEPENDS = ["RLMLIB_FULL", "RLMLIB_EXPLORE"]
 #: marker telling the Makefile to re-render every page (`jupyter-book build --all`)
 STALE_MARKER = Path("_build") / ".sphinx-stale"
 
 
 def fingerprint(root: Path = REPO) -> str:
-    """Hash of the library, the data and the pins: jupyter-cache only hashes a notebook's
-    code, so a change here must invalidate every cached notebook."""
+    """Hash of the library, the data, the benchmark scripts, the pins and the environment
+    variables that set the chapters' sizes: jupyter-cache only hashes a notebook's code, so a
+    change here must invalidate every cached notebook."""
     h = hashlib.sha256()
     for entry in DEPENDS:
         base = root / entry
@@ -51,6 +55,8 @@ def fingerprint(root: Path = REPO) -> str:
             h.update(f.relative_to(root).as_posix().encode() + b"\0")
             h.update(f.read_bytes())
             h.update(b"\0")
+    for var in ENV_DEPENDS:
+        h.update(f"{var}={os.environ.get(var, '')}\0".encode())
     return h.hexdigest()
 
 
