@@ -266,7 +266,7 @@ def check_test_set(X_test, y_test, n_features, task, classes):
         return None
     if X_test is None or y_test is None:
         raise ValueError("X_test and y_test must be given together (or both left None)")
-    rows = as_rows(X_test, name="X_test")
+    rows = as_rows(X_test, name="X_test", compact_dense=True)
     if rows.n_features != n_features:
         raise ValueError(
             f"X_test must have the training data's n_features={n_features} columns, got "

@@ -66,23 +66,28 @@ def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoi
     )
 
 
+def holdout_metric(test, w, task):
+    """Accuracy (binary) or mean squared error (regression) of w on ``test = (Rows, y)``,
+    None when there is no test set."""
+    if test is None:
+        return None
+    from .objective import decision_function_rows
+
+    z = decision_function_rows(test[0], w)
+    if task == "regression":
+        r = z - test[1]
+        return float(np.dot(r, r) / r.shape[0])
+    return float(np.mean(np.where(z > 0.0, 1.0, -1.0) == test[1]))
+
+
 def make_evaluate(rows, y, sigma, code, p, test, task, get_w):
     """The usual ``evaluate`` of a solver whose current weights ``get_w()`` returns: the
     objective, and the accuracy (binary) or mean squared error (regression) on
     ``test = (Rows, y)`` when a test set is given (else None)."""
-    from .objective import decision_function_rows, objective_rows
+    from .objective import objective_rows
 
     def evaluate():
         w = get_w()
-        obj = objective_rows(rows, y, w, sigma, code, p)
-        tm = None
-        if test is not None:
-            z = decision_function_rows(test[0], w)
-            if task == "regression":
-                r = z - test[1]
-                tm = float(np.dot(r, r) / r.shape[0])
-            else:
-                tm = float(np.mean(np.where(z > 0.0, 1.0, -1.0) == test[1]))
-        return obj, tm
+        return objective_rows(rows, y, w, sigma, code, p), holdout_metric(test, w, task)
 
     return evaluate

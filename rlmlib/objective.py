@@ -114,7 +114,7 @@ def objective(X, y, w, *, sigma, loss, p=2.0):
     code = loss_code(loss)
     sigma = check_positive("sigma", sigma)
     p = check_p(p)
-    rows, yf, _ = check_X_y(X, y, task=loss_task(loss))
+    rows, yf, _ = check_X_y(X, y, task=loss_task(loss), compact_dense=True)
     w = check_weights(w, rows.n_features)
     return objective_rows(rows, yf, w, sigma, code, p)
 
@@ -129,13 +129,13 @@ def decision_function_rows(rows, w):
 
 def decision_function(X, w):
     """<w, x_i> for every row of X (dense or sparse)."""
-    rows = as_rows(X)
+    rows = as_rows(X, compact_dense=True)
     w = check_weights(w, rows.n_features)
     return decision_function_rows(rows, w)
 
 
 def _labels_pm1(X, y, w, classes):
-    rows = as_rows(X)
+    rows = as_rows(X, compact_dense=True)
     w = check_weights(w, rows.n_features)
     if classes is None:
         yf, _ = check_y(y, n_rows(rows), task="binary")
@@ -163,7 +163,7 @@ def test_error(X, y, w, classes=None):
 
 def mse(X, y, w):
     """Mean squared error (1/m) sum_i (<w, x_i> - y_i)^2."""
-    rows = as_rows(X)
+    rows = as_rows(X, compact_dense=True)
     w = check_weights(w, rows.n_features)
     yf, _ = check_y(y, n_rows(rows), task="regression")
     r = decision_function_rows(rows, w) - yf

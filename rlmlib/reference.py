@@ -20,6 +20,7 @@ import numpy as np
 
 from ._checks import check_int, check_positive, check_test_set, check_X_y
 from ._result import Result, Trace
+from ._runner import holdout_metric
 from .losses import SMOOTH, loss_code, loss_task
 from .objective import check_p, mean_loss_grad
 from .pnorm import _grad_phi, _phi, _scaled_norm
@@ -74,17 +75,6 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
         last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1)
         return f, g
 
-    def test_metric(w):
-        if test is None:
-            return None
-        z = test[0]
-        from .objective import decision_function_rows
-
-        s = decision_function_rows(z, w)
-        if task == "regression":
-            return float(np.mean((s - test[1]) ** 2))
-        return float(np.mean(np.where(s > 0, 1.0, -1.0) == test[1]))
-
     its, eps, secs, objs, tms = [], [], [], [], []
     clock = {"solver": 0.0, "since": 0.0, "eval": 0.0}
 
@@ -93,7 +83,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
         eps.append(last["nfev"])
         secs.append(clock["solver"])
         objs.append(f)
-        tms.append(test_metric(w))
+        tms.append(holdout_metric(test, w, task))
 
     f0, g0 = fun(w_init)
     last["nfev"] = 0  # the starting evaluation is a checkpoint, not solver work
