@@ -73,7 +73,13 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"Invalid parameter(s) {unknown} for solver {self.solver!r}; valid: "
                              f"{names}")
         kw.update({k: v for k, v in params.items() if k != "solver"})
-        if "n_checkpoints" in inspect.signature(f).parameters:
+        sig = inspect.signature(f).parameters
+        missing = [k for k, prm in sig.items() if prm.kind is prm.KEYWORD_ONLY
+                   and prm.default is prm.empty and k not in kw]
+        if missing:
+            raise ValueError(f"solver {self.solver!r} needs {missing}: pass them to "
+                             f"RLMClassifier(solver={self.solver!r}, ...)")
+        if "n_checkpoints" in sig:
             kw["n_checkpoints"] = 1  # no trace needed: evaluate only start and end
         return f(X, y, **kw)
 

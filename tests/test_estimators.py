@@ -108,3 +108,12 @@ def test_wraps_other_solvers(binary, solver, params):
     res = getattr(rlmlib, solver)(X, y, **params)
     np.testing.assert_allclose(clf.coef_.ravel(), res.w, rtol=1e-12, atol=1e-14)
     assert clf.results_[0].solver == solver
+
+
+def test_missing_required_hyperparameters_are_named():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    y = np.array([0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"solver 'pgs' needs \['p', 'sigma', 'T'\]"):
+        RLMClassifier(solver="pgs").fit(X, y)
+    with pytest.raises(ValueError, match=r"solver 'pegasos' needs \['T'\]"):
+        RLMClassifier(solver="pegasos", lam=0.1).fit(X, y)
