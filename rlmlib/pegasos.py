@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
-                      n_rows)
+                      n_rows, unsigned_index)
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import HINGE
@@ -159,10 +159,11 @@ def pegasos(X, y, *, lam, T, k=1, project=True, seed=0, n_checkpoints=20, X_test
     state = np.array([1.0, 0.0])
     coef = np.empty(k)
     stream = _IndexStream(seed, m)
+    indices, indptr = unsigned_index(rows)
 
     def advance(a, b):
-        batch = stream.take((b - a) * k)
-        _pegasos_steps(rows.data, rows.indices, rows.indptr, yf, batch, k, lam, a,
+        batch = stream.take((b - a) * k).view(np.uint64)  # unsigned: see unsigned_index
+        _pegasos_steps(rows.data, indices, indptr, yf, batch, k, lam, a,
                        bool(project), v, state, coef)
 
     def get_w():

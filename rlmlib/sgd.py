@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
-                      is_compact, n_rows)
+                      is_compact, n_rows, unsigned_index)
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import loss_code, loss_deriv, loss_task
@@ -105,6 +105,7 @@ def sgd(X, y, *, lam, epochs, loss="hinge", t0=None, seed=0, n_checkpoints=20, X
 
     v = np.zeros(rows.n_features)
     state = np.ones(1)  # state[0] = s, w = s v
+    indices, indptr = unsigned_index(rows)  # unsigned: no wraparound checks in the kernel
     rng = np.random.default_rng(seed)
     perm = {"epoch": -1, "order": None, "t": 0}
 
@@ -113,9 +114,9 @@ def sgd(X, y, *, lam, epochs, loss="hinge", t0=None, seed=0, n_checkpoints=20, X
         while t < t_end:
             e, pos = divmod(t, m)
             if perm["epoch"] != e:  # one permutation per epoch, drawn in order
-                perm["epoch"], perm["order"] = e, rng.permutation(m)
+                perm["epoch"], perm["order"] = e, rng.permutation(m).view(np.uint64)
             stop = min(m, pos + (t_end - t))
-            sgd_steps(rows.data, rows.indices, rows.indptr, yf, v, state, perm["order"], pos,
+            sgd_steps(rows.data, indices, indptr, yf, v, state, perm["order"], pos,
                       stop, t, lam, t0, code, dense)
             t += stop - pos
         perm["t"] = t_end
