@@ -21,6 +21,7 @@ from numba import njit
 
 from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
                       n_rows, unsigned_index)
+from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import HINGE
@@ -102,6 +103,7 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, lam, t_begin, project, v,
         if k == 1 and t > 1:
             # the same step for a single example: one margin, then shrink and add
             i = batch[step]
+            prefetch_ahead(data, indices, indptr, batch, step, n_steps, True)
             viol = y[i] * s * row_dot(data, indices, indptr[i], indptr[i + 1], v) < 1.0
             s *= 1.0 - 1.0 / t                               # shrink
             if viol:                                         # w <- w + eta y x
@@ -113,6 +115,7 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, lam, t_begin, project, v,
         # A_t^+: margins y <w_t, x> = y s <v, x> of the whole batch at w_t
         for b in range(k):
             i = batch[step * k + b]
+            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = row_dot(data, indices, indptr[i], indptr[i + 1], v)
             coef[b] = y[i] if y[i] * s * z < 1.0 else 0.0
         # shrink: w <- (1 - eta lam) w = (1 - 1/t) w, in O(1) through s

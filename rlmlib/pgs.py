@@ -35,7 +35,8 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_choice, check_int, check_positive, check_seed, check_test_set,
-                      check_X_y, n_rows)
+                      check_X_y, n_rows, unsigned_index)
+from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import loss_code, loss_deriv, loss_task
@@ -176,6 +177,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
         # loss'(<w_{t-1}, x>, y) / k for the whole batch, before theta changes
         for b in range(k):
             i = batch[step * k + b]
+            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = 0.0
             for j in range(indptr[i], indptr[i + 1]):
                 z += data[j] * u[indices[j]]
@@ -193,7 +195,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
                     col = indices[j]
                     S = _move(th, u, q, n4, col, c * data[j], S)
                     overflow |= abs(th[col]) > 1.0
-                nt = indptr[i + 1] - indptr[i]
+                nt = np.int64(indptr[i + 1] - indptr[i])
         else:
             # lambda_t gathered into g at the distinct touched columns (one power each)
             for b in range(k):
@@ -247,14 +249,16 @@ def _setup(X, y, p, sigma, k, loss, radius, seed):
     state = np.array([1.0, 0.0, 0.0])
     coef = np.empty(k)
     g = np.zeros(n)
-    touched = np.empty(n + 1, dtype=np.int64)   # the branch-free append writes one past
+    touched = np.empty(n + 1, dtype=np.uint32)  # the branch-free append writes one past
     mark = np.zeros(n, dtype=np.bool_)
     stream = _IndexStream(seed, m)
     done = [0]
 
+    indices, indptr = unsigned_index(rows)   # unsigned: no wraparound checks in the kernel
+
     def advance(a, b):
-        batch = stream.take((b - a) * k)
-        _pgs_steps(rows.data, rows.indices, rows.indptr, yf, batch, k, code, p, sigma, B, a,
+        batch = stream.take((b - a) * k).view(np.uint64)
+        _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, a,
                    th, u, state, coef, g, touched, mark)
         done[0] = b
 

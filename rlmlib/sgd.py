@@ -24,6 +24,7 @@ from numba import njit
 
 from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
                       is_compact, n_rows, unsigned_index)
+from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import make_evaluate, run_checkpointed
 from .losses import loss_code, loss_deriv, loss_task
@@ -46,6 +47,7 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, l
     n = v.shape[0]
     for k in range(start, stop):
         i = order[k]
+        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)  # rows to come
         a = indptr[i]
         b = indptr[i + 1]
         if dense:
