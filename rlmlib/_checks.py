@@ -225,8 +225,8 @@ def check_int(name, v, lo=1, hi=None):
 def check_interval(name, v, lo, hi, lo_closed=True, hi_closed=True):
     """A finite real number in the interval given by lo, hi and the closedness flags."""
     interval = ("[" if lo_closed else "(") + f"{lo}, {hi}" + ("]" if hi_closed else ")")
-    if not _is_real(v) or math.isnan(float(v)):
-        raise ValueError(f"{name} must be a number in {interval}, got {_show(v)}")
+    if not _is_real(v) or not math.isfinite(float(v)):
+        raise ValueError(f"{name} must be a finite number in {interval}, got {_show(v)}")
     x = float(v)
     ok_lo = x >= lo if lo_closed else x > lo
     ok_hi = x <= hi if hi_closed else x < hi

@@ -19,7 +19,6 @@ generator           stands in for                                               
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,6 +26,7 @@ from numba import njit
 from scipy.linalg import solve_triangular
 from scipy.special import expit, ndtri
 
+from ._checks import check_int, check_interval, check_seed
 from .datasets import Dataset
 
 __all__ = ["pgs_toy", "pgs_toy_optimum", "rcv1_like", "alpha_like", "correlated_lasso",
@@ -36,32 +36,6 @@ _BINARY = np.array([-1.0, 1.0])
 
 
 # ----------------------------------------------------------------------------- input checks
-def _check_int(name, value, lo, hi=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {rng}, got {value}")
-    return int(value)
-
-
-def _check_real(name, value, lo=-math.inf, hi=math.inf, lo_closed=True, hi_closed=True):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
-    ok = math.isfinite(v) and (v >= lo if lo_closed else v > lo) and (v <= hi if hi_closed else v < hi)
-    if not ok:
-        left, right = "[" if lo_closed else "(", "]" if hi_closed else ")"
-        raise ValueError(f"{name} must be a finite number in {left}{lo}, {hi}{right}, got {value!r}")
-    return v
-
-
-def _check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise TypeError(f"seed must be a non-negative integer, got {seed!r}")
-    return np.random.default_rng(int(seed))
-
-
 def _haar_orthogonal(rng, rows, cols):
     """A ``rows x cols`` matrix with orthonormal columns, uniformly (Haar) distributed.
 
@@ -158,12 +132,12 @@ def pgs_toy(m, n, *, bayes_error=0.1, cond=10.0, m_test=0, seed=0):
     Returns a Dataset with ``truth``: ``w_star`` (unit norm), ``mu`` (the positive class mean;
     the negative class has ``-mu``), ``cov``, ``bayes_error``.
     """
-    m = _check_int("m", m, 1)
-    n = _check_int("n", n, 1)
-    m_test = _check_int("m_test", m_test, 0)
-    bayes_error = _check_real("bayes_error", bayes_error, 0.0, 0.5, False, False)
-    cond = _check_real("cond", cond, 1.0, 1e12)
-    rng = _check_seed(seed)
+    m = check_int("m", m, 1)
+    n = check_int("n", n, 1)
+    m_test = check_int("m_test", m_test, 0)
+    bayes_error = check_interval("bayes_error", bayes_error, 0.0, 0.5, False, False)
+    cond = check_interval("cond", cond, 1.0, 1e12)
+    rng = np.random.default_rng(check_seed(seed))
 
     Q = _haar_orthogonal(rng, n, n)
     w_star = rng.standard_normal(n)
@@ -224,7 +198,7 @@ def pgs_toy_optimum(ds, sigma, *, tol=1e-10, max_iter=100):
     ``sigma = 0`` it returns ``ds.w_star`` (to about 1e-12): that is a check, not a shortcut.
     Returns the minimizer ``w`` (its norm is below 1 for sigma > 0).
     """
-    sigma = _check_real("sigma", sigma, 0.0, math.inf)
+    sigma = check_interval("sigma", sigma, 0.0, math.inf)
     mu, cov = ds.truth["mu"], ds.truth["cov"]
     n = mu.shape[0]
 
@@ -446,18 +420,18 @@ def rcv1_like(m=781_265, n=47_236, nnz_per_row=76, *, noise=0.03, zipf_exponent=
     and ``truth``: ``w_hidden``, ``noise``, ``df`` (document frequency of each column),
     ``rank_of_column``.
     """
-    m = _check_int("m", m, 1)
-    n = _check_int("n", n, 2, 2 ** 31 - 1)
-    nnz_per_row = _check_real("nnz_per_row", nnz_per_row, 1.0, max(1.0, n / 4))
-    noise = _check_real("noise", noise, 0.0, 0.5, True, False)
-    zipf_exponent = _check_real("zipf_exponent", zipf_exponent, 0.0, 10.0)
-    zipf_offset = _check_real("zipf_offset", zipf_offset, 0.0, 1e6)
-    weight_decay = _check_real("weight_decay", weight_decay, 0.0, 10.0)
-    m_test = _check_int("m_test", m_test, 0)
+    m = check_int("m", m, 1)
+    n = check_int("n", n, 2, 2 ** 31 - 1)
+    nnz_per_row = check_interval("nnz_per_row", nnz_per_row, 1.0, max(1.0, n / 4))
+    noise = check_interval("noise", noise, 0.0, 0.5, True, False)
+    zipf_exponent = check_interval("zipf_exponent", zipf_exponent, 0.0, 10.0)
+    zipf_offset = check_interval("zipf_offset", zipf_offset, 0.0, 1e6)
+    weight_decay = check_interval("weight_decay", weight_decay, 0.0, 10.0)
+    m_test = check_int("m_test", m_test, 0)
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    rng = _check_seed(seed)
+    rng = np.random.default_rng(check_seed(seed))
     M = m + m_test
 
     lengths = 1 + rng.poisson(nnz_per_row - 1.0, M)
@@ -536,13 +510,13 @@ def alpha_like(m=100_000, n=500, *, spectrum=100.0, scale_range=100.0, noise=0.1
     * labels ``sign(<w_hidden, x>)``, ``w_hidden ~ N(0, I)``, each flipped with probability
       ``noise``.
     """
-    m = _check_int("m", m, 1)
-    n = _check_int("n", n, 1)
-    spectrum = _check_real("spectrum", spectrum, 1.0, 1e12)
-    scale_range = _check_real("scale_range", scale_range, 1.0, 1e12)
-    noise = _check_real("noise", noise, 0.0, 0.5, True, False)
-    m_test = _check_int("m_test", m_test, 0)
-    rng = _check_seed(seed)
+    m = check_int("m", m, 1)
+    n = check_int("n", n, 1)
+    spectrum = check_interval("spectrum", spectrum, 1.0, 1e12)
+    scale_range = check_interval("scale_range", scale_range, 1.0, 1e12)
+    noise = check_interval("noise", noise, 0.0, 0.5, True, False)
+    m_test = check_int("m_test", m_test, 0)
+    rng = np.random.default_rng(check_seed(seed))
 
     Q = _haar_orthogonal(rng, n, n)
     e = np.logspace(0.0, -math.log10(spectrum), n)
@@ -588,21 +562,21 @@ def correlated_lasso(m, n, *, rho, snr=3.0, noise_sd=None, m_test=0, seed=0):
     Returns a Dataset (task 'regression') with ``truth``: ``beta``, ``k``, ``snr`` (the
     population value actually used), ``b``.
     """
-    m = _check_int("m", m, 1)
-    n = _check_int("n", n, 1)
-    rho = _check_real("rho", rho, 0.0, 1.0, True, False)
-    m_test = _check_int("m_test", m_test, 0)
-    rng = _check_seed(seed)
+    m = check_int("m", m, 1)
+    n = check_int("n", n, 1)
+    rho = check_interval("rho", rho, 0.0, 1.0, True, False)
+    m_test = check_int("m_test", m_test, 0)
+    rng = np.random.default_rng(check_seed(seed))
 
     b = math.sqrt(rho / (1.0 - rho))
     j = np.arange(1, n + 1)
     beta = np.where(j % 2 == 0, 1.0, -1.0) * np.exp(-2.0 * (j - 1) / 20.0)
     signal_sd = math.sqrt(float(beta @ beta) + b * b * float(beta.sum()) ** 2)
     if noise_sd is None:
-        snr = _check_real("snr", snr, 0.0, math.inf, False, True)
+        snr = check_interval("snr", snr, 0.0, math.inf, False, True)
         k = signal_sd / snr
     else:
-        k = _check_real("noise_sd", noise_sd, 0.0, math.inf)
+        k = check_interval("noise_sd", noise_sd, 0.0, math.inf)
         snr = signal_sd / k if k > 0 else math.inf
     total = m + m_test
     X = b * rng.standard_normal(total)[:, None] + rng.standard_normal((total, n))
@@ -640,16 +614,16 @@ def eigen_decay(m, n, *, decay="poly", tau=1.0, task="regression", noise=0.1, se
     Returns a Dataset with ``truth``: ``eigenvalues`` (s, decreasing), ``V``, ``w_hidden``,
     ``coherence``.
     """
-    m = _check_int("m", m, 1)
-    n = _check_int("n", n, 1, m)
+    m = check_int("m", m, 1)
+    n = check_int("n", n, 1, m)
     if decay not in ("poly", "exp"):
         raise ValueError(f"decay must be 'poly' or 'exp', got {decay!r}")
-    tau = _check_real("tau", tau, 0.0, 1e6)
+    tau = check_interval("tau", tau, 0.0, 1e6)
     if task not in ("regression", "binary"):
         raise ValueError(f"task must be 'regression' or 'binary', got {task!r}")
     hi = 0.5 if task == "binary" else math.inf
-    noise = _check_real("noise", noise, 0.0, hi, True, task != "binary")
-    rng = _check_seed(seed)
+    noise = check_interval("noise", noise, 0.0, hi, True, task != "binary")
+    rng = np.random.default_rng(check_seed(seed))
 
     i = np.arange(1, n + 1, dtype=np.float64)
     s = i ** -tau if decay == "poly" else np.exp(-tau * i)

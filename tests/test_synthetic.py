@@ -32,7 +32,7 @@ def test_seed_reproducible_and_different(make):
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: S.pgs_toy(0, 10), "m must be >= 1, got 0"),
+    (lambda: S.pgs_toy(0, 10), "m must be an integer >= 1, got 0"),
     (lambda: S.pgs_toy(10, 10, bayes_error=0.5), "bayes_error"),
     (lambda: S.pgs_toy(10, 10, seed=1.5), "seed must be a non-negative integer"),
     (lambda: S.pgs_toy(10, 10, seed=-1), "seed must be a non-negative integer"),
@@ -40,9 +40,11 @@ def test_seed_reproducible_and_different(make):
     (lambda: S.rcv1_like(10, 100, 5, dtype=np.int32), "dtype must be float32 or float64"),
     (lambda: S.rcv1_like(10, 100, 5, noise=float("nan")), "noise"),
     (lambda: S.alpha_like(10, 5, spectrum=0.5), "spectrum"),
-    (lambda: S.correlated_lasso(10, 5, rho=1.0), "rho must be a finite number in \\[0.0, 1.0\\)"),
+    (lambda: S.correlated_lasso(10, 5, rho=1.0), "rho must be in \\[0.0, 1.0\\), got 1.0"),
     (lambda: S.correlated_lasso(10, 5, rho=0.2, snr=0.0), "snr"),
-    (lambda: S.eigen_decay(10, 20, tau=1.0), "n must be in \\[1, 10\\], got 20"),
+    (lambda: S.correlated_lasso(10, 5, rho=0.2, snr=float("inf")),
+     "snr must be a finite number in \\(0.0, inf\\], got inf"),
+    (lambda: S.eigen_decay(10, 20, tau=1.0), "n must be an integer in \\[1, 10\\], got 20"),
     (lambda: S.eigen_decay(30, 20, decay="linear", tau=1.0), "decay must be 'poly' or 'exp'"),
     (lambda: S.eigen_decay(30, 20, tau=-1.0), "tau"),
     (lambda: S.eigen_decay(30, 20, tau=1.0, task="binary", noise=0.5), "noise"),
