@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student bench clean env lab
+.PHONY: book test unit html-test book-student bench record clean env lab
 
 # ----------------------------------------------------------------------------- environment
 # rebuilt when requirements.txt or pyproject.toml change
@@ -71,6 +71,20 @@ bench: $(STAMP)
 	@shopt -s nullglob; files=(benchmarks/*.py); \
 	if [ $${#files[@]} -eq 0 ]; then echo "[bench] no benchmarks/*.py"; exit 0; fi; \
 	for f in "$${files[@]}"; do echo "[bench] $$f"; $(PY) "$$f"; done
+
+# ----------------------------------------------------------------------------- recorded runs
+# Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
+# (about an hour each on two cores). A copy of the chapter is executed: jupytext refuses to
+# write back a source that was edited during the run. Commit the JSON file afterwards.
+RECORDED_CHAPTERS := chapters/pegasos/experiments.md
+record: $(STAMP)
+	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record] commit rlmlib first: the record names the commit it ran"; exit 1; }
+	@for f in $(RECORDED_CHAPTERS); do \
+	  tmp=$$(mktemp -d); cp "$$f" "$$tmp/run.md"; echo "[record] $$f (RLMLIB_FULL=1)"; \
+	  RLMLIB_FULL=1 $(BUILD_ENV) $(VENV)/bin/jupytext --to notebook --execute "$$tmp/run.md" \
+	    -o "$$tmp/run.ipynb"; \
+	done
+	git status --short data/recorded
 
 clean:
 	rm -rf _build .numba_cache .pytest_cache
