@@ -161,6 +161,9 @@ def test_error(X, y, w, classes=None):
     return 1.0 - accuracy(X, y, w, classes)
 
 
+test_error.__test__ = False   # not a test: pytest would collect it where it is imported by name
+
+
 def mse(X, y, w):
     """Mean squared error (1/m) sum_i (<w, x_i> - y_i)^2."""
     rows = as_rows(X, compact_dense=True)
