@@ -45,3 +45,8 @@ def __getattr__(name):
             if e.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .fiol import fiol, fiol_step  # noqa: E402
+from .comid import comid  # noqa: E402
+from .isgd import isgd  # noqa: E402
+from .sgd_l1 import sgd_l1  # noqa: E402
+from ._l1run import l1_objective  # noqa: E402

@@ -1,0 +1,266 @@
+"""The fully implicit step is the exact minimizer of its subproblem; the solvers' lazy sparse
+path equals the dense path; bad input gets clear errors."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numba import njit
+
+import rlmlib
+from rlmlib._l1 import conjugate, deriv_max, deriv_min, inverse, piece_root, settle, soft
+from rlmlib.fiol import breakpoints, fiol_step, g_function
+from rlmlib.isgd import isgd_row
+from rlmlib.losses import LOSSES, loss_code, loss_value
+
+LOSS_NAMES = list(LOSSES)
+
+
+@njit
+def _g(w, x, eta, sigma, s):
+    z = 0.0
+    thr = eta * sigma
+    for j in range(w.shape[0]):
+        u = w[j] - eta * s * x[j]
+        if u > thr:
+            z += x[j] * (u - thr)
+        elif u < -thr:
+            z += x[j] * (u + thr)
+    return z
+
+
+@njit
+def reference_s(w, x, y, eta, sigma, code):
+    """Independent reference: bisection to machine precision on the derivative of the 1-D
+    concave dual D(s) = -l*(s) + sum_j min_u [s x_j u + sigma |u| + (u - w_j)^2/(2 eta)],
+    whose superdifferential contains 0 iff s in dl(g(s)); no breakpoints, no sorting."""
+    lo, hi = -1.0, 1.0
+    while not deriv_min(code, _g(w, x, eta, sigma, hi), y) <= hi:
+        hi *= 2.0
+    while deriv_min(code, _g(w, x, eta, sigma, lo), y) <= lo:
+        lo *= 2.0
+    for _ in range(5000):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if deriv_min(code, _g(w, x, eta, sigma, mid), y) <= mid:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _shrink(u, a):
+    return np.sign(u) * np.maximum(np.abs(u) - a, 0.0)
+
+
+def _instances(loss, count, seed):
+    """Random subproblems incl. x = 0, ties among breakpoints, sigma = 0, tiny and huge eta,
+    huge margins."""
+    rng = np.random.default_rng(seed)
+    regression = LOSSES[loss]["task"] == "regression"
+    for it in range(count):
+        n = int(rng.integers(1, 14))
+        w = rng.standard_normal(n) * 10.0 ** rng.uniform(-2, 2)
+        x = rng.standard_normal(n) * (rng.random(n) < 0.7)
+        kind = it % 10
+        if kind == 0:
+            x[:] = 0.0
+        elif kind == 1:  # ties: integer data give coinciding breakpoints
+            x = np.round(2 * x)
+            w = np.round(w)
+        elif kind == 2:
+            w[:] = 0.0
+        eta = 10.0 ** rng.uniform(-6, 6) if kind in (3, 4) else 10.0 ** rng.uniform(-2, 2)
+        sigma = 0.0 if kind in (5, 6) else 10.0 ** rng.uniform(-3, 1)
+        if kind == 7:  # huge margins
+            w = w * 1e3
+        y = rng.standard_normal() * 3 if regression else float(rng.choice([-1.0, 1.0]))
+        yield w, x, y, eta, sigma
+
+
+def _scale(w, x, eta, s, new):
+    return max(1.0, np.abs(w).max(), np.abs(new).max(), eta * abs(s) * np.abs(x).max())
+
+
+@pytest.mark.parametrize("loss", LOSS_NAMES)
+def test_step_is_the_exact_minimizer(loss):
+    code = loss_code(loss)
+    for k, (w, x, y, eta, sigma) in enumerate(_instances(loss, 2500, 7 + code)):
+        new, s = fiol_step(w, x, y, eta=eta, sigma=sigma, loss=loss, method="sort",
+                           return_s=True)
+        part = fiol_step(w, x, y, eta=eta, sigma=sigma, loss=loss, method="partition",
+                         seed=k)
+        sc = _scale(w, x, eta, s, new)
+        case = f"{loss} instance {k}: w={w}, x={x}, y={y}, eta={eta}, sigma={sigma}"
+        # 1. Algorithm 1 == Algorithm 2 to 1e-14
+        assert np.abs(new - part).max() <= 1e-14 * sc, case
+        # 2. the reference (dual bisection) gives the same point
+        sr = reference_s(w, x, y, eta, sigma, code)
+        ref = _shrink(w - eta * sr * x, eta * sigma)
+        assert np.abs(new - ref).max() <= 1e-11 * sc, case
+        # 3. optimality: w+ = S(w - eta s x) and s in dl(<w+, x>) (Fenchel-Young gap 0)
+        assert np.array_equal(new, _shrink(w - eta * s * x, eta * sigma)), case
+        z = float(new @ x)
+        tol = 1e-9 * max(1.0, abs(s * z), abs(loss_value(code, z, y)))
+        gap = loss_value(code, z, y) + conjugate(code, s, y) - s * z
+        assert -tol <= gap <= tol, case + f" gap={gap}"
+        # 4. not beaten by nearby points
+        P = lambda u: (loss_value(code, float(u @ x), y) + sigma * np.abs(u).sum()  # noqa
+                       + ((u - w) ** 2).sum() / (2 * eta))
+        p0 = P(new)
+        if k % 25 == 0:
+            for d in np.random.default_rng(k).standard_normal((5, w.size)):
+                for h in (1e-3, 1e-6):
+                    assert p0 <= P(new + h * sc * d) + 1e-12 * max(1.0, abs(p0)), case
+
+
+def test_sigma_zero_is_implicit_sgd_and_squared_closed_form():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = 6
+        w, x = rng.standard_normal(n), rng.standard_normal(n)
+        y, eta = rng.standard_normal(), 10 ** rng.uniform(-3, 3)
+        new = fiol_step(w, x, y, eta=eta, sigma=0.0, loss="squared")
+        closed = w - eta * (w @ x - y) / (1 + eta * (x @ x)) * x  # Kulis-Bartlett
+        assert np.allclose(new, closed, rtol=1e-12, atol=1e-12 * np.abs(w).max())
+        for loss in ("logistic", "hinge", "exponential"):
+            yy = float(np.sign(y))
+            a = fiol_step(w, x, yy, eta=eta, sigma=0.0, loss=loss)
+            b = w.copy()
+            isgd_row(b, x, np.arange(n), 0, n, yy, eta, 0.0, loss_code(loss))
+            assert np.allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_g_is_piecewise_linear_nonincreasing_with_the_breakpoints():
+    rng = np.random.default_rng(1)
+    w, x = rng.standard_normal(8), rng.standard_normal(8)
+    x[2] = 0.0
+    lo, hi, om = breakpoints(w, x, eta=0.7, sigma=0.3)
+    assert lo.size == 7 and np.all(lo < hi)
+    bps = np.sort(np.r_[lo, hi])
+    s = np.linspace(bps[0] - 1, bps[-1] + 1, 20001)
+    g = g_function(s, w, x, eta=0.7, sigma=0.3)
+    assert np.all(np.diff(g) <= 1e-12)
+    # slope changes only at breakpoints: second differences vanish away from them
+    d2 = np.abs(np.diff(g, 2))
+    near = np.min(np.abs(s[1:-1, None] - bps[None, :]), axis=1) < 2 * (s[1] - s[0])
+    assert d2[~near].max() < 1e-12 and d2[near].max() > 1e-6
+
+
+def test_piece_root_solves_its_equation_and_inverse_is_the_inverse():
+    rng = np.random.default_rng(5)
+    for loss in LOSS_NAMES:
+        code = loss_code(loss)
+        for _ in range(500):
+            y = rng.standard_normal() if LOSSES[loss]["task"] == "regression" else \
+                float(rng.choice([-1.0, 1.0]))
+            a = rng.standard_normal() * 10 ** rng.uniform(-2, 3)
+            c = 10 ** rng.uniform(-8, 8)
+            s = piece_root(code, a, c, y)
+            z = a - c * s
+            tol = 1e-12 * max(1.0, abs(s))
+            dz = 1e-12 * max(1.0, abs(a), abs(z))  # z = a - c s carries rounding
+            assert deriv_min(code, z - dz, y) - tol <= s <= deriv_max(code, z + dz, y) + tol
+            zl, zh = inverse(code, s, y)
+            if loss == "logistic" and not 1e-6 < -s * y < 1 - 1e-6:  # ill-conditioned
+                continue
+            if loss == "exponential" and s == 0.0:  # e^-u underflowed: s = 0 is its rounding
+                continue
+            assert zl - 1e-9 * max(1, abs(z)) <= z <= zh + 1e-9 * max(1, abs(z)), (loss, a, c)
+
+
+def test_soft_thresholds_compose_additively():
+    rng = np.random.default_rng(2)
+    u = rng.standard_normal(1000) * 3
+    a, b = rng.random(1000), rng.random(1000)
+    for i in range(1000):
+        assert abs(soft(soft(u[i], a[i]), b[i]) - soft(u[i], a[i] + b[i])) <= 1e-15 * 8
+    w = np.array([3.0, -0.2, 1.0])
+    last = np.array([0.0, 0.0, 0.5])
+    settle(w, np.arange(3), 0, 3, last, 1.0)
+    assert np.allclose(w, [2.0, 0.0, 0.5]) and np.all(last == 1.0)
+
+
+@pytest.mark.parametrize("algo", ["fiol", "comid", "isgd", "sgd_l1"])
+@pytest.mark.parametrize("schedule", ["constant", "invsqrt"])
+def test_lazy_sparse_path_equals_dense_path(algo, schedule):
+    rng = np.random.default_rng(4)
+    A = sp.random(200, 400, density=0.02, random_state=1, format="csr")
+    y = np.sign(rng.standard_normal(200))
+    f = getattr(rlmlib, algo)
+    kw = dict(sigma=0.003, eta=0.8, epochs=3, loss="logistic", schedule=schedule)
+    a = f(A, y, **kw)
+    b = f(A.toarray(), y, **kw)
+    if algo in ("fiol", "comid"):  # exact: soft thresholds compose
+        assert np.abs(a.w - b.w).max() <= 1e-12
+        assert a.objective == pytest.approx(b.objective, rel=1e-12)
+    else:  # the dense path takes the plain subgradient steps (no clip at zero)
+        assert a.objective == pytest.approx(b.objective, rel=0.05)
+
+
+def test_solver_matches_steps_and_methods_agree():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((30, 5))
+    y = X @ rng.standard_normal(5) + 0.1 * rng.standard_normal(30)
+    res = rlmlib.fiol(X, y, sigma=0.05, eta=0.3, epochs=2, loss="squared", order="cyclic")
+    w = np.zeros(5)
+    for t in range(60):
+        w = fiol_step(w, X[t % 30], y[t % 30], eta=0.3, sigma=0.05, loss="squared")
+    assert np.allclose(res.w, w, atol=1e-13)
+    r2 = rlmlib.fiol(X, y, sigma=0.05, eta=0.3, epochs=2, loss="squared", order="cyclic",
+                     method="sort")
+    assert np.abs(res.w - r2.w).max() <= 1e-13
+    assert res.objective == pytest.approx(
+        rlmlib.l1_objective(X, y, res.w, sigma=0.05, loss="squared"), rel=1e-14)
+    # n_checkpoints does not change the run
+    r3 = rlmlib.fiol(X, y, sigma=0.05, eta=0.3, epochs=2, loss="squared", order="cyclic",
+                     n_checkpoints=7)
+    assert np.array_equal(r3.w, res.w) and len(r3.trace) == 8
+
+
+def test_implicit_methods_are_stable_where_explicit_ones_diverge():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((100, 20)) * 3
+    y = X @ rng.standard_normal(20)
+    for f in (rlmlib.fiol, rlmlib.isgd):
+        r = f(X, y, sigma=0.01, eta=100.0, epochs=2, loss="squared")
+        assert np.isfinite(r.objective)
+    with pytest.raises(FloatingPointError, match="eta"):
+        rlmlib.comid(X, y, sigma=0.01, eta=100.0, epochs=5, loss="squared")
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(eta=0.0), "eta must be"), (dict(eta=-1.0), "eta"),
+    (dict(sigma=-0.1), "sigma must be in"), (dict(method="bisect"), "method must be one"),
+    (dict(loss="huber"), "loss must be one of"),
+])
+def test_step_bad_input(kw, msg):
+    args = dict(eta=1.0, sigma=0.1, loss="squared")
+    args.update(kw)
+    with pytest.raises(ValueError, match=msg):
+        fiol_step(np.zeros(3), np.ones(3), 1.0, **args)
+
+
+def test_step_bad_shapes_and_labels():
+    with pytest.raises(ValueError, match="length of w"):
+        fiol_step(np.zeros(3), np.ones(4), 1.0, eta=1.0, sigma=0.1, loss="squared")
+    with pytest.raises(ValueError, match="-1 or \\+1"):
+        fiol_step(np.zeros(3), np.ones(3), 0.5, eta=1.0, sigma=0.1, loss="hinge")
+    with pytest.raises(ValueError, match="finite"):
+        fiol_step(np.zeros(3), np.array([1, np.nan, 0]), 1.0, eta=1.0, sigma=0.1,
+                  loss="squared")
+
+
+def test_solver_bad_input():
+    X, y = np.eye(3), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="schedule"):
+        rlmlib.fiol(X, y, sigma=0.1, eta=1.0, epochs=1, loss="squared", schedule="1/t")
+    with pytest.raises(ValueError, match="eta"):
+        rlmlib.comid(X, y, sigma=0.1, eta=0, epochs=1, loss="squared")
+    with pytest.raises(ValueError, match="sigma"):
+        rlmlib.isgd(X, y, sigma=-1, eta=1.0, epochs=1, loss="squared")
+    with pytest.raises(TypeError, match="sigma"):
+        rlmlib.fiol(X, y, lam=0.1, eta=1.0, epochs=1, loss="squared")
+    with pytest.raises(ValueError, match="method"):
+        rlmlib.fiol(X, y, sigma=0.1, eta=1.0, epochs=1, loss="squared", method="x")
