@@ -63,7 +63,7 @@ def _swap(val, om, prod, typ, i, j):
 
 
 @njit(cache=True)
-def _sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh):
+def sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh):
     """Algorithm 1: the root's piece by sorting the k candidate breakpoints and sweeping.
     Returns (A, C, sl, sh): g(s) = A - C s on [sl, sh]."""
     order = np.argsort(val[:k], kind="mergesort")
@@ -103,7 +103,7 @@ def _sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh):
 
 
 @njit(cache=True)
-def _partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh, rng):
+def partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh, rng):
     """Algorithm 2: the root's piece by randomized selection. The window [lo, hi) holds the
     undecided breakpoints; each round partitions it three ways around a random pivot beta,
     evaluates g(beta) from the decided sums plus the window's part, and keeps one side."""
@@ -206,9 +206,9 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, om
                 typ[k] = side
                 k += 1
     if method == 0:
-        A, C, sl, sh = _sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin, smax)
+        A, C, sl, sh = sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin, smax)
     else:
-        A, C, sl, sh = _partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin,
+        A, C, sl, sh = partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin,
                                         smax, rng)
     if C > 0.0:
         s = piece_root(code, A, C, y)  # s in dl(A - C s)
@@ -387,3 +387,32 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
                   method=method, schedule=schedule, seed=seed, order=order,
                   n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
                   progress=progress)
+
+
+def soft_threshold(u, a):
+    """Soft thresholding S_a(u) = sign(u) max(|u| - a, 0), elementwise (a >= 0)."""
+    u = np.asarray(u, dtype=np.float64)
+    return np.sign(u) * np.maximum(np.abs(u) - a, 0.0)
+
+
+def loss_inverse(loss, s, y):
+    """(l')^-1(s) for the named loss as an interval (zlo, zhi): the predictions z with
+    s in dl(z; y); (nan, nan) outside the range of l'. Single-valued where zlo == zhi."""
+    from ._l1 import inverse
+
+    return inverse(loss_code(loss), float(s), float(y))
+
+
+def piece_solution(loss, a, c, y):
+    """The s with s in dl(a - c s; y) for c > 0: where (l')^-1 meets the line a - c s (the last
+    piece of the fully implicit step), in closed form or by safeguarded Newton."""
+    from ._l1 import piece_root
+
+    return piece_root(loss_code(loss), float(a), check_positive("c", c), float(y))
+
+
+def loss_conjugate(loss, s, y):
+    """The convex conjugate l*(s) = sup_z s z - l(z; y) (inf outside its domain)."""
+    from ._l1 import conjugate
+
+    return conjugate(loss_code(loss), float(s), float(y))
