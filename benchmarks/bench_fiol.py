@@ -24,10 +24,10 @@ from rlmlib.sgd_l1 import sgd_l1_row
 
 
 @njit(cache=True)
-def _repeat_fiol(w, x, idx, y, eta, sigma, method, reps, val, om, prod, typ, rng):
+def _repeat_fiol(w, x, idx, y, eta, sigma, method, reps, val, sw, rng):
     n = x.shape[0]
     for _ in range(reps):
-        step_row(w, x, idx, 0, n, y, eta, sigma, SQUARED, method, val, om, prod, typ, rng)
+        step_row(w, x, idx, 0, n, y, eta, sigma, SQUARED, method, val, sw, rng)
 
 
 @njit(cache=True)
@@ -45,7 +45,7 @@ def step_seconds(d, reps=5, seed=0, inner=None):
     x = rng.standard_normal(d)
     w0 = rng.standard_normal(d) * 0.05
     idx = np.arange(d, dtype=np.int64)
-    scratch = (np.empty(2 * d), np.empty(2 * d), np.empty(2 * d), np.empty(2 * d, np.int8))
+    scratch = (np.empty(2 * d), np.empty(2 * d))
     inner = inner or max(1, int(2e5 // d))
     out = {}
     for name in ("sort", "partition", "ogd"):

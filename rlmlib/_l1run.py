@@ -40,7 +40,7 @@ def eta_at(sched, eta0, t):
 
 @njit(cache=True)
 def l1_steps(algo, data, indices, indptr, y, w, last, state, order, start, stop, t_first,
-             eta0, sched, sigma, code, method, val, om, prod, typ, rng):
+             eta0, sched, sigma, code, method, val, sw, rng):
     """Steps of method ``algo`` on examples order[start:stop]; state[0] holds U."""
     U = state[0]
     t = t_first
@@ -52,8 +52,7 @@ def l1_steps(algo, data, indices, indptr, y, w, last, state, order, start, stop,
         eta = eta_at(sched, eta0, t)
         settle(w, indices, a, b, last, U)  # the shrinks of the steps that missed the row
         if algo == 0:
-            step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, om, prod,
-                     typ, rng)
+            step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
         elif algo == 1:
             comid_row(w, data, indices, a, b, y[i], eta, sigma, code)
         elif algo == 2:
@@ -143,8 +142,7 @@ def run_l1(algo, X, y, *, sigma, eta, epochs, loss, method="partition", schedule
     state = np.zeros(1)  # U = sigma * sum of the past eta_t
     indices, indptr = unsigned_index(rows)
     width = int(np.max(np.diff(rows.indptr))) if m else 0
-    scratch = (np.empty(2 * width + 1), np.empty(2 * width + 1), np.empty(2 * width + 1),
-               np.empty(2 * width + 1, np.int8))
+    scratch = (np.empty(2 * width + 1), np.empty(2 * width + 1))
     rng = pivot_state(seed)
     stream = ExampleStream(m, order, seed)
     a_code = ALGOS[algo]

@@ -55,42 +55,35 @@ def _holds(code, y, A, C, beta):
 
 
 @njit(cache=True)
-def _swap(val, om, prod, typ, i, j):
-    val[i], val[j] = val[j], val[i]
-    om[i], om[j] = om[j], om[i]
-    prod[i], prod[j] = prod[j], prod[i]
-    typ[i], typ[j] = typ[j], typ[i]
-
-
-@njit(cache=True)
-def sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh):
+def sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh):
     """Algorithm 1: the root's piece by sorting the k candidate breakpoints and sweeping.
-    Returns (A, C, sl, sh): g(s) = A - C s on [sl, sh]."""
-    order = np.argsort(val[:k], kind="mergesort")
-    # suffix sums of the lo-type breakpoints (those right of s contribute), so no running
-    # subtraction loses accuracy; the hi-type ones left of s are summed as the sweep goes
+    ``sw`` holds +om_j for a lo-breakpoint, -om_j for a hi-breakpoint. Returns (A, C, sl,
+    sh): g(s) = A - C s on [sl, sh]."""
+    order = np.argsort(val[:k])
+    sv = val[order]  # gathered once, so the sweep reads memory in order
+    ss = sw[order]
+    # suffix sums of the lo-breakpoints (those right of s contribute), so no running
+    # subtraction loses accuracy; the hi-breakpoints left of s are summed as the sweep goes
     sufA = np.zeros(k + 1)
     sufC = np.zeros(k + 1)
     for r in range(k - 1, -1, -1):
-        q = order[r]
         sufA[r] = sufA[r + 1]
         sufC[r] = sufC[r + 1]
-        if typ[q] == 0:
-            sufA[r] += prod[q]
-            sufC[r] += om[q]
+        if ss[r] > 0.0:
+            sufA[r] += ss[r] * sv[r]
+            sufC[r] += ss[r]
     Ahi = 0.0
     Chi = 0.0
     i = 0
     while i < k:
-        beta = val[order[i]]
+        beta = sv[i]
         j = i  # the group of breakpoints equal to beta (ties)
         gA = 0.0
         gC = 0.0
-        while j < k and val[order[j]] == beta:
-            q = order[j]
-            if typ[q] == 1:
-                gA += prod[q]
-                gC += om[q]
+        while j < k and sv[j] == beta:
+            if ss[j] < 0.0:
+                gA -= ss[j] * sv[j]
+                gC -= ss[j]
             j += 1
         # at s = beta the group contributes 0: lo's right of beta, hi's left of beta
         if _holds(code, y, Adec + sufA[j] + Ahi, Cdec + sufC[j] + Chi, beta):
@@ -103,7 +96,7 @@ def sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh):
 
 
 @njit(cache=True)
-def partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh, rng):
+def partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng):
     """Algorithm 2: the root's piece by randomized selection. The window [lo, hi) holds the
     undecided breakpoints; each round partitions it three ways around a random pivot beta,
     evaluates g(beta) from the decided sums plus the window's part, and keeps one side."""
@@ -115,36 +108,43 @@ def partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh, rng):
         lt = lo
         i = lo
         gt = hi
-        LA = 0.0  # hi-type left of beta (contribute at beta)
+        LA = 0.0  # hi-breakpoints left of beta (they contribute at beta)
         LC = 0.0
-        RA = 0.0  # lo-type right of beta (contribute at beta)
+        RA = 0.0  # lo-breakpoints right of beta (they contribute at beta)
         RC = 0.0
-        EA_lo = 0.0  # ties: lo-type and hi-type equal to beta
+        EA_lo = 0.0  # ties with beta, by kind
         EC_lo = 0.0
         EA_hi = 0.0
         EC_hi = 0.0
         while i < gt:
             v = val[i]
+            o = sw[i]
             if v < beta:
-                if typ[i] == 1:
-                    LA += prod[i]
-                    LC += om[i]
-                _swap(val, om, prod, typ, lt, i)
+                if o < 0.0:
+                    LA -= o * v
+                    LC -= o
+                val[i] = val[lt]
+                sw[i] = sw[lt]
+                val[lt] = v
+                sw[lt] = o
                 lt += 1
                 i += 1
             elif v > beta:
                 gt -= 1
-                if typ[i] == 0:
-                    RA += prod[i]
-                    RC += om[i]
-                _swap(val, om, prod, typ, i, gt)
+                if o > 0.0:
+                    RA += o * v
+                    RC += o
+                val[i] = val[gt]
+                sw[i] = sw[gt]
+                val[gt] = v
+                sw[gt] = o
             else:
-                if typ[i] == 0:
-                    EA_lo += prod[i]
-                    EC_lo += om[i]
+                if o > 0.0:
+                    EA_lo += o * v
+                    EC_lo += o
                 else:
-                    EA_hi += prod[i]
-                    EC_hi += om[i]
+                    EA_hi -= o * v
+                    EC_hi -= o
                 i += 1
         if _holds(code, y, Adec + LA + RA, Cdec + LC + RC, beta):
             # root <= beta: everything at or right of beta is decided 'right'
@@ -162,11 +162,10 @@ def partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, sl, sh, rng):
 
 
 @njit(cache=True)
-def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, om, prod, typ,
-             rng):
+def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw, rng):
     """One exact fully implicit step on the row data/indices[start:stop] (CSR, or a dense row
     with indices 0..n-1), updating w in place at those coordinates; returns the scalar s.
-    Scratch arrays val, om, prod (float64) and typ (int8) need 2 (stop - start) entries."""
+    Scratch arrays val and sw (float64) need 2 (stop - start) entries."""
     thr = eta * sigma
     smin, smax = s_range(code, y)
     Adec = 0.0  # partial sums of the breakpoints decided before the search
@@ -184,32 +183,27 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, om
         ax = abs(xj)
         base = vj / (eta * xj)
         q = sigma / ax
-        for side in range(2):  # side 0: lo_j, side 1: hi_j
-            if side == 0:
-                b = base - q
-                pr = xj * vj - thr * ax  # om_j lo_j, without the division
-            else:
-                b = base + q
-                pr = xj * vj + thr * ax
-            if b >= smax:  # right of every possible root
-                if side == 0:
-                    Adec += pr
-                    Cdec += o
-            elif b <= smin:  # left of every possible root
-                if side == 1:
-                    Adec += pr
-                    Cdec += o
-            else:
-                val[k] = b
-                om[k] = o
-                prod[k] = pr
-                typ[k] = side
-                k += 1
+        # lo_j = base - q (weight +om_j), hi_j = base + q (weight -om_j)
+        b = base - q
+        if b >= smax:  # right of every possible root: contributes om_j lo_j - om_j s
+            Adec += xj * vj - thr * ax  # om_j lo_j, without the division
+            Cdec += o
+        elif b > smin:
+            val[k] = b
+            sw[k] = o
+            k += 1
+        b = base + q
+        if b <= smin:  # left of every possible root: contributes om_j hi_j - om_j s
+            Adec += xj * vj + thr * ax
+            Cdec += o
+        elif b < smax:
+            val[k] = b
+            sw[k] = -o
+            k += 1
     if method == 0:
-        A, C, sl, sh = sort_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin, smax)
+        A, C, sl, sh = sort_piece(code, y, val, sw, k, Adec, Cdec, smin, smax)
     else:
-        A, C, sl, sh = partition_piece(code, y, val, om, prod, typ, k, Adec, Cdec, smin,
-                                        smax, rng)
+        A, C, sl, sh = partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
     if C > 0.0:
         s = piece_root(code, A, C, y)  # s in dl(A - C s)
     else:  # g is constant on the piece: w does not depend on s there
@@ -222,7 +216,7 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, om
 
 
 def _scratch(k):
-    return (np.empty(2 * k), np.empty(2 * k), np.empty(2 * k), np.empty(2 * k, np.int8))
+    return np.empty(2 * k), np.empty(2 * k)
 
 
 def pivot_state(seed):
