@@ -98,66 +98,72 @@ def sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh):
 @njit(cache=True)
 def partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng):
     """Algorithm 2: the root's piece by randomized selection. The window [lo, hi) holds the
-    undecided breakpoints; each round partitions it three ways around a random pivot beta,
-    evaluates g(beta) from the decided sums plus the window's part, and keeps one side."""
+    undecided breakpoints; each round moves a random pivot beta to the window's end,
+    partitions the rest into [lo, lt) < beta <= [lt, hi - 1), puts the pivot at lt,
+    evaluates g(beta) from the decided sums plus the window's part, and keeps one side.
+    The loop is branch-free (Lomuto's scheme with an unconditional swap and 0/1 masks in
+    the sums): which side an element goes to is data, not a jump the processor guesses."""
     lo = 0
     hi = k
     while lo < hi:
-        beta = val[lo + int(xorshift(rng) % np.uint64(hi - lo))]
-        # Dutch national flag: [lo, lt) < beta, [lt, i) == beta, [gt, hi) > beta
+        p = lo + int(xorshift(rng) % np.uint64(hi - lo))
+        beta = val[p]
+        bo = sw[p]
+        last = hi - 1
+        val[p] = val[last]
+        sw[p] = sw[last]
+        val[last] = beta
+        sw[last] = bo
         lt = lo
-        i = lo
-        gt = hi
         LA = 0.0  # hi-breakpoints left of beta (they contribute at beta)
         LC = 0.0
-        RA = 0.0  # lo-breakpoints right of beta (they contribute at beta)
+        RA = 0.0  # lo-breakpoints right of beta, strictly (they contribute at beta)
         RC = 0.0
-        EA_lo = 0.0  # ties with beta, by kind
-        EC_lo = 0.0
-        EA_hi = 0.0
-        EC_hi = 0.0
-        while i < gt:
+        TA = 0.0  # lo-breakpoints equal to beta (ties; they contribute left of beta)
+        TC = 0.0
+        for i in range(lo, last):
             v = val[i]
             o = sw[i]
-            if v < beta:
-                if o < 0.0:
-                    LA -= o * v
-                    LC -= o
-                val[i] = val[lt]
-                sw[i] = sw[lt]
-                val[lt] = v
-                sw[lt] = o
-                lt += 1
-                i += 1
-            elif v > beta:
-                gt -= 1
-                if o > 0.0:
-                    RA += o * v
-                    RC += o
-                val[i] = val[gt]
-                sw[i] = sw[gt]
-                val[gt] = v
-                sw[gt] = o
-            else:
-                if o > 0.0:
-                    EA_lo += o * v
-                    EC_lo += o
-                else:
-                    EA_hi -= o * v
-                    EC_hi -= o
-                i += 1
+            val[i] = val[lt]
+            sw[i] = sw[lt]
+            val[lt] = v
+            sw[lt] = o
+            less = v < beta
+            lt += 1 if less else 0
+            c = abs(o)
+            a = c * v
+            is_lo = o > 0.0
+            m_l = 1.0 if (less & (not is_lo)) else 0.0
+            m_r = 1.0 if (is_lo & (v > beta)) else 0.0
+            m_t = 1.0 if (is_lo & (v == beta)) else 0.0
+            LA += m_l * a
+            LC += m_l * c
+            RA += m_r * a
+            RC += m_r * c
+            TA += m_t * a
+            TC += m_t * c
+        val[last] = val[lt]  # the pivot to its place
+        sw[last] = sw[lt]
+        val[lt] = beta
+        sw[lt] = bo
         if _holds(code, y, Adec + LA + RA, Cdec + LC + RC, beta):
-            # root <= beta: everything at or right of beta is decided 'right'
-            Adec += RA + EA_lo
-            Cdec += RC + EC_lo
+            # root <= beta: the pivot and everything right of it are decided 'right'
+            Adec += RA + TA
+            Cdec += RC + TC
+            if bo > 0.0:
+                Adec += bo * beta
+                Cdec += bo
             sh = beta
             hi = lt
         else:
-            # root > beta: everything at or left of beta is decided 'left'
-            Adec += LA + EA_hi
-            Cdec += LC + EC_hi
+            # root > beta: the pivot and everything left of it are decided 'left'
+            Adec += LA
+            Cdec += LC
+            if bo < 0.0:
+                Adec -= bo * beta
+                Cdec -= bo
             sl = beta
-            lo = gt
+            lo = lt + 1
     return Adec, Cdec, sl, sh
 
 
