@@ -308,9 +308,28 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
 
 
 def breakpoints(w, x, *, eta, sigma):
-    """The breakpoints of g(s) = <x, S_{eta sigma}(w - eta s x)>: arrays (lo, hi, weight) over
-    the coordinates with x_j != 0, with weight om_j = eta x_j^2 (g's slope changes by om_j at
-    each of lo_j and hi_j)."""
+    """The breakpoints of g(s) = <x, S_{eta sigma}(w - eta s x)>.
+
+    Parameters
+    ----------
+    w, x : array-like, shape (n,)
+        Current iterate and example.
+    eta : float > 0
+    sigma : float >= 0
+
+    Returns
+    -------
+    lo, hi, weight : ndarray, each of length nnz(x)
+        For the coordinates with x_j != 0 in order: lo_j = (w_j - eta sigma sign x_j) /
+        (eta x_j), hi_j = lo_j + 2 sigma / |x_j|, and om_j = eta x_j^2 (g's slope changes
+        by om_j at each of lo_j and hi_j).
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import breakpoints
+    >>> breakpoints([1.0, 5.0], [2.0, 0.0], eta=0.5, sigma=1.0)
+    (array([0.5]), array([1.5]), array([2.]))
+    """
     w = np.asarray(w, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     nz = x != 0
@@ -320,7 +339,27 @@ def breakpoints(w, x, *, eta, sigma):
 
 
 def g_function(s, w, x, *, eta, sigma):
-    """g(s) = <x, S_{eta sigma}(w - eta s x)> for an array of s (direct O(n) evaluation)."""
+    """g(s) = <x, S_{eta sigma}(w - eta s x)>, evaluated directly (O(n) per value of s).
+
+    Parameters
+    ----------
+    s : array-like
+        Values of the scalar s.
+    w, x : array-like, shape (n,)
+    eta : float > 0
+    sigma : float >= 0
+
+    Returns
+    -------
+    ndarray
+        g at each s (same shape as s).
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import g_function
+    >>> g_function([0.0, 1.0], [1.0, 5.0], [2.0, 0.0], eta=0.5, sigma=1.0)
+    array([1., 0.])
+    """
     s = np.asarray(s, dtype=np.float64)
     u = np.asarray(w)[None, :] - eta * s.reshape(-1, 1) * np.asarray(x)[None, :]
     st = np.sign(u) * np.maximum(np.abs(u) - eta * sigma, 0.0)
@@ -390,29 +429,110 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
 
 
 def soft_threshold(u, a):
-    """Soft thresholding S_a(u) = sign(u) max(|u| - a, 0), elementwise (a >= 0)."""
+    """Soft thresholding S_a(u) = sign(u) max(|u| - a, 0), elementwise.
+
+    Parameters
+    ----------
+    u : array-like
+    a : float or array-like, >= 0
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import soft_threshold
+    >>> soft_threshold([3.0, -0.5, -2.0], 1.0)
+    array([ 2., -0., -1.])
+    """
     u = np.asarray(u, dtype=np.float64)
     return np.sign(u) * np.maximum(np.abs(u) - a, 0.0)
 
 
 def loss_inverse(loss, s, y):
-    """(l')^-1(s) for the named loss as an interval (zlo, zhi): the predictions z with
-    s in dl(z; y); (nan, nan) outside the range of l'. Single-valued where zlo == zhi."""
+    """(l')^-1(s): the predictions z with s in dl(z; y), as an interval.
+
+    Parameters
+    ----------
+    loss : str
+    s : float
+        A value of the derivative with respect to the prediction z.
+    y : float
+        Label (+-1) or target.
+
+    Returns
+    -------
+    (zlo, zhi) : tuple of float
+        zlo == zhi where the inverse is single-valued; a half-line or a kink where it is
+        not (hinge, absolute); (nan, nan) outside the range of l'.
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import loss_inverse
+    >>> loss_inverse("squared", 0.5, 2.0)
+    (2.5, 2.5)
+    >>> loss_inverse("hinge", -0.5, 1.0)
+    (1.0, 1.0)
+    """
     from ._l1 import inverse
 
     return inverse(loss_code(loss), float(s), float(y))
 
 
 def piece_solution(loss, a, c, y):
-    """The s with s in dl(a - c s; y) for c > 0: where (l')^-1 meets the line a - c s (the last
-    piece of the fully implicit step), in closed form or by safeguarded Newton."""
+    """The s with s in dl(a - c s; y): where (l')^-1 meets the line a - c s.
+
+    This is the last piece of the fully implicit step (and the whole implicit SGD step); z =
+    a - c s is prox_{c l}(a). Closed form for squared, absolute, hinge and squared hinge,
+    safeguarded Newton for logistic and exponential (Lambert W).
+
+    Parameters
+    ----------
+    loss : str
+    a : float
+    c : float > 0
+    y : float
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If c <= 0 or the loss is unknown.
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import piece_solution
+    >>> piece_solution("squared", 3.0, 1.0, 1.0)   # s + 1 = 3 - s
+    1.0
+    """
     from ._l1 import piece_root
 
     return piece_root(loss_code(loss), float(a), check_positive("c", c), float(y))
 
 
 def loss_conjugate(loss, s, y):
-    """The convex conjugate l*(s) = sup_z s z - l(z; y) (inf outside its domain)."""
+    """The convex conjugate l*(s) = sup_z s z - l(z; y).
+
+    Parameters
+    ----------
+    loss : str
+    s, y : float
+
+    Returns
+    -------
+    float
+        inf outside the conjugate's domain (the closure of the range of l').
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import loss_conjugate
+    >>> loss_conjugate("squared", 1.0, 2.0)   # s^2/2 + s y
+    2.5
+    """
     from ._l1 import conjugate
 
     return conjugate(loss_code(loss), float(s), float(y))
