@@ -264,3 +264,17 @@ def test_solver_bad_input():
         rlmlib.fiol(X, y, lam=0.1, eta=1.0, epochs=1, loss="squared")
     with pytest.raises(ValueError, match="method"):
         rlmlib.fiol(X, y, sigma=0.1, eta=1.0, epochs=1, loss="squared", method="x")
+
+
+def test_solvers_follow_the_contract():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((80, 6))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(80) > 0, "a", "b")
+    for f in (rlmlib.fiol, rlmlib.comid, rlmlib.isgd, rlmlib.sgd_l1):
+        res = f(X[:60], y[:60], sigma=1e-3, eta=0.5, epochs=3, loss="logistic",
+                n_checkpoints=3, X_test=X[60:], y_test=y[60:])
+        assert list(res.classes) == ["a", "b"] and res.trace.test_metric_name == "accuracy"
+        assert len(res.trace) == 4 and np.all(np.diff(res.trace.objective[:2]) < 0)
+        assert np.mean(res.predict(X[60:]) == y[60:]) == pytest.approx(
+            res.trace.test_metric[-1])
+        assert res.params["sigma"] == 1e-3 and res.solver == f.__name__
