@@ -57,7 +57,7 @@ def measure(X, y, reps=5):
 
     # warm-up: load the numba cache and touch every code path once
     small = X[:2000], y[:2000]
-    rlmlib.pegasos(*small, lam=lam, T=100)
+    rlmlib.pegasos(*small, sigma=lam, T=100)
     rlmlib.pgs(*small, p=1.8, sigma=sigma, T=3, k=k, loss="logistic")
     rlmlib.pgs(*small, p=1.8, sigma=sigma, T=3, k=k, loss="hinge")
     rlmlib.pgs(*small, p=2.0, sigma=sigma, T=100, loss="logistic")
@@ -65,7 +65,7 @@ def measure(X, y, reps=5):
 
     runs = {"pegasos": [], "sklearn": [], "pgs18": [], "pgs18h": [], "pgs2": []}
     for r in range(reps):
-        s, res_p = timed_rlmlib(rlmlib.pegasos, X, y, lam=lam, T=m, seed=r)
+        s, res_p = timed_rlmlib(rlmlib.pegasos, X, y, sigma=lam, T=m, seed=r)
         runs["pegasos"].append(s)
         s, w_sk = timed_sklearn(X, y, lam, r)
         runs["sklearn"].append(s)

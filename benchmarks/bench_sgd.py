@@ -48,7 +48,7 @@ X = rng.standard_normal((200, 10)); y = np.where(X[:, 0] > 0, 1, -1)
 t2 = time.perf_counter()
 rlmlib.losses.loss_value(0, 0.5, 1.0)   # numba's one-off start-up: first cached function
 t3 = time.perf_counter()
-rlmlib.sgd(X, y, lam=1e-2, epochs=1)
+rlmlib.sgd(X, y, sigma=1e-2, epochs=1)
 t4 = time.perf_counter()
 print(t1 - t0, t3 - t2, t4 - t3)
 """
@@ -98,7 +98,7 @@ def one_epoch_rlmlib(X, y, lam, seed):
     import rlmlib
 
     t = time.perf_counter()
-    res = rlmlib.sgd(X, y, lam=lam, epochs=1, loss="hinge", seed=seed, n_checkpoints=1)
+    res = rlmlib.sgd(X, y, sigma=lam, epochs=1, loss="hinge", seed=seed, n_checkpoints=1)
     sec = time.perf_counter() - t - res.trace.eval_seconds
     return sec, res.trace.seconds[-1], res.w
 
