@@ -336,9 +336,6 @@ SIGMA_MIN = 2.0 ** -1022
 lost, 1/sigma = inf), so steps 1/(sigma t) and balls 1/sqrt(sigma) are not representable."""
 SIGMA_MAX = 2.0 ** 960
 """Largest sigma: sigma * t stays finite for every step count t < 2**63."""
-LOSS_MAX = 2.0 ** 960
-"""Bound on every loss value and |loss'| * ||x|| the solvers may meet: sums over up to 2**60
-examples stay finite."""
 STEPS_MAX = 2 ** 53
 """Largest step count (T * k, epochs * m): step counters and t sigma stay exact in a double."""
 
@@ -375,7 +372,31 @@ def check_n_checkpoints(v, total_steps=None):
     pass over the data and a trace entry, so more than a million is never meant."""
     if v is None:
         return None
-    return check_int("n_checkpoints", v, lo=1, hi=10 ** 6)
+    v = check_int("n_checkpoints", v, lo=1)
+    if v > 10 ** 6:
+        raise ValueError(f"n_checkpoints must be at most 10**6 (each checkpoint is one pass "
+                         f"over the data), got {_show_number(v)}")
+    return v
+
+
+def _memory_bytes():
+    """Physical memory of this machine in bytes (None where the OS does not say)."""
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(name, value, n_bytes, what):
+    """Resource check before allocating: ``n_bytes`` (``what`` says for what) must fit in half
+    of the machine's physical memory; otherwise a ValueError names the argument, not numpy's
+    MemoryError after the fact."""
+    total = _memory_bytes()
+    if total is not None and n_bytes > total // 2:
+        raise ValueError(f"{name}={_show_number(value)} would need {n_bytes / 2**30:.3g} GiB "
+                         f"of memory ({what}); this machine has {total / 2**30:.3g} GiB")
+    return value
 
 
 @njit(cache=True)
@@ -405,14 +426,20 @@ def max_row_norm(rows):
     return _max_row_norm(rows.data, rows.indptr)
 
 
-def _z_max(code):
-    """Largest |margin| (or |z - y|) at which the loss value stays below LOSS_MAX."""
+def loss_limit(m):
+    """Largest loss value (and |loss'| * ||x||) allowed with m examples: 2^1020 / m, so a sum
+    over the m examples stays 8 times below the largest double."""
+    return 2.0 ** 1020 / max(1, m)
+
+
+def _z_max(code, limit):
+    """Largest |margin| (or |z - y|) at which the loss value stays below ``limit``."""
     from .losses import ABSOLUTE, EXP_CUT, EXPONENTIAL, HINGE, LOGISTIC
     if code in (HINGE, LOGISTIC, ABSOLUTE):
-        return LOSS_MAX / 2.0
+        return limit / 2.0
     if code == EXPONENTIAL:  # e^600 (1 + (-600 - s)) beyond the cut
-        return LOSS_MAX / math.exp(EXP_CUT) / 2.0
-    return math.sqrt(LOSS_MAX)  # squared, squared_hinge: z^2 / 2
+        return limit / math.exp(EXP_CUT) / 2.0
+    return math.sqrt(limit)  # squared, squared_hinge: z^2 / 2
 
 
 def check_scale(rows, y, code, w_bound, why, solver):
@@ -420,36 +447,37 @@ def check_scale(rows, y, code, w_bound, why, solver):
 
     ``w_bound`` bounds ||w||_2 over the whole run (each solver derives its own; ``why`` says
     how, e.g. '1/sqrt(sigma)'). With R = max_i ||x_i||_2 every margin satisfies |<w, x_i>| <=
-    R * w_bound; that product (plus max|y| for regression losses) must keep the loss below
-    LOSS_MAX = 2^960, and |loss'| * R must stay below it too, so no value, gradient or sum the
-    solver forms can overflow. Raises ValueError saying which quantity is too large."""
-    from .losses import NAMES, loss_deriv
+    R * w_bound; that bound plus max|y| (regression) must keep the loss below
+    L = 2^1020 / m (:func:`loss_limit`), and |loss'| * R must stay below L too, so no value,
+    gradient or sum over the m examples can overflow. Returns R; raises ValueError saying
+    which quantity is too large and what to change."""
+    from .losses import LOSSES, NAMES, loss_deriv
     R = max_row_norm(rows)
     name = NAMES[code]
     if not math.isfinite(R):
         raise ValueError(f"X is too large for {solver}: the Euclidean norm of a row is beyond "
                          f"the double range (largest |x_ij| = {np.max(np.abs(rows.data)):.3g}); "
                          f"scale X down")
-    zmax = _z_max(code)
-    ymax = float(np.max(np.abs(y))) if y is not None and y.size else 0.0
-    from .losses import LOSSES
-    if LOSSES[name]["task"] == "regression":
-        if ymax > zmax / 2:
-            raise ValueError(f"y is too large for the {name} loss: max|y| = {ymax:.3g}, at most "
-                             f"{zmax / 2:.3g} keeps the loss representable; scale y down")
+    limit = loss_limit(n_rows(rows))
+    zmax = _z_max(code, limit)
+    regression = LOSSES[name]["task"] == "regression"
+    ymax = float(np.max(np.abs(y))) if regression and y is not None and y.size else 0.0
+    if ymax > zmax / 2:
+        raise ValueError(f"y is too large for the {name} loss: max|y| = {ymax:.3g}, at most "
+                         f"{zmax / 2:.3g} keeps the loss representable; scale y down")
     zb = R * w_bound
-    if not zb <= zmax / 2:
+    if not zb + ymax <= zmax:
         raise ValueError(
             f"X is too large for {solver} with this sigma: margins |<w, x>| can reach "
-            f"max||x|| * {why} = {R:.3g} * {w_bound:.3g} = {zb:.3g}, beyond {zmax / 2:.3g} "
-            f"where the {name} loss and its sums stay representable; scale X down or raise "
-            f"sigma")
+            f"max||x|| * {why} = {R:.3g} * {w_bound:.3g} = {zb:.3g}, beyond {zmax:.3g} "
+            f"where the {name} loss and its sums over the examples stay representable; "
+            f"scale X down or raise sigma")
     z = zb + ymax
-    d = abs(loss_deriv(code, -z, 1.0)) if LOSSES[name]["task"] == "binary" else z
-    if not d * R <= LOSS_MAX:
+    d = abs(loss_deriv(code, -z, 1.0)) if not regression else z
+    if not d * R <= limit:
         raise ValueError(
             f"X is too large for {solver} with this sigma: gradients |loss'| * ||x|| can reach "
-            f"{d * R:.3g} for the {name} loss, beyond 2**960; scale X down or raise sigma")
+            f"{d * R:.3g} for the {name} loss, beyond {limit:.3g}; scale X down or raise sigma")
     return R
 
 
