@@ -11,9 +11,10 @@ import numpy as np
 from numba import njit
 
 from . import pnorm
-from ._checks import (as_rows, check_sigma, check_test_set, check_weights, check_X_y,
+from ._checks import (Rows, as_rows, check_sigma, check_test_set, check_weights, check_X_y,
                       check_y, is_compact, n_rows)
-from .losses import loss_code, loss_deriv, loss_task, loss_value, loss_values
+from .losses import (ABSOLUTE, HINGE, LOGISTIC, SQUARED, loss_code, loss_deriv, loss_task,
+                     loss_value, loss_values)
 
 
 # ----------------------------------------------------------------------------------- kernels
@@ -59,6 +60,39 @@ def _scaled_dot(data, indices, start, stop, w, dense):
         wj = w[j - start] if dense else w[indices[j]]
         z += (data[j] * fa) * (wj * fb)
     return _pow2(z, ea + eb)
+
+
+@njit(cache=True)
+def _scaled_dot_over(data, indices, start, stop, w, m):
+    """<w, x> / m for a CSR row whose margin itself is beyond the double range (see
+    _scaled_dot); finite when the quotient is."""
+    a = 0.0
+    b = 0.0
+    for j in range(start, stop):
+        a = max(a, abs(data[j]))
+        b = max(b, abs(w[indices[j]]))
+    ea = math.frexp(a)[1]
+    eb = math.frexp(b)[1]
+    fa = math.ldexp(1.0, -ea)
+    fb = math.ldexp(1.0, -eb)
+    z = 0.0
+    for j in range(start, stop):
+        z += (data[j] * fa) * (w[indices[j]] * fb)
+    return _pow2(z / m, ea + eb)
+
+
+@njit(cache=True)
+def _huge_loss_over_m(code, zm, y):
+    """loss(z, y) / m for a margin z beyond the double range, given zm = z / m: the losses
+    grow like |z| there (hinge, logistic, absolute: the constant is below rounding), or
+    faster (squared, squared hinge, exponential: the value is beyond the double range too)."""
+    if code == HINGE or code == LOGISTIC:
+        return max(0.0, -y * zm)
+    if code == ABSOLUTE:
+        return abs(zm)
+    if code == SQUARED or (y * zm < 0.0):
+        return math.inf
+    return 0.0  # squared hinge, exponential on the right side of a huge margin
 
 
 @njit(cache=True)
@@ -110,7 +144,11 @@ def mean_loss(data, indices, indptr, w, y, code):
         total = 0.0
         for i in range(m):
             z = safe_row_dot(data, indices, indptr[i], indptr[i + 1], w)
-            total += loss_value(code, z, y[i]) / m
+            if abs(z) <= _DBL_MAX:
+                total += loss_value(code, z, y[i]) / m
+            else:  # the margin is beyond the double range, z / m may not be
+                zm = _scaled_dot_over(data, indices, indptr[i], indptr[i + 1], w, m)
+                total += _huge_loss_over_m(code, zm, y[i])
         return total
     return total / m
 
@@ -158,6 +196,10 @@ def objective_rows(rows, y, w, sigma, code, p=2.0):
     if is_compact(rows):
         z = decision_function_rows(rows, w)
         loss = _mean(loss_values(code, z, y, np.empty_like(z)))
+        if not math.isfinite(loss):  # a margin beyond the double range: the CSR path copes
+            full = Rows(rows.data, np.tile(rows.indices, n_rows(rows)), rows.indptr,
+                        rows.n_features, False)
+            loss = mean_loss(full.data, full.indices, full.indptr, w, y, code)
     else:
         loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
     return sigma_r(w, sigma, p) + loss
