@@ -51,7 +51,8 @@ def _certify(g, parts, sigma, p, f, tol):
     gn = _dual_norm(g, p)
     if f == 0.0 and gn == 0.0:
         return 0.0, True, None
-    bound = ((gn + _ROUND * (parts[0] + parts[1])) / math.sqrt(2.0 * sigma)) ** 2
+    b = (gn + _ROUND * (parts[0] + parts[1])) / math.sqrt(2.0 * sigma)
+    bound = b * b  # inf, not OverflowError, beyond the double range
     if max(gn, parts[0], parts[1]) < _TINY_GRAD:
         return bound, False, (f"cannot certify: the gradient ({gn:.3g}) lies near the "
                               f"subnormal range, where its rounding is not relative")
