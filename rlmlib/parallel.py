@@ -209,6 +209,7 @@ def _check_grid(grid, fixed, solver):
 # ----------------------------------------------------------------------------- clusters
 _lock = threading.Lock()
 _embedded = None            # (LocalCluster, Client) of this process, once started
+_workers_used = set()       # addresses of the workers that ran a sweep's task in this process
 
 
 def _n_cores():
@@ -294,7 +295,8 @@ def cluster_info(scheduler=None):
     try:
         workers = client.scheduler_info(n_workers=-1)["workers"]
         return dict(scheduler=label, n_workers=len(workers),
-                    threads=sum(w["nthreads"] for w in workers.values()))
+                    threads=sum(w["nthreads"] for w in workers.values()),
+                    workers_used=len(_workers_used))
     finally:
         if owned:
             client.close()
@@ -420,6 +422,7 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
                 bar.close()
         records = [Record(point, res, secs, worker)
                    for point, (res, secs, worker) in zip(points, out)]
+        _workers_used.update(r.worker for r in records)
         return Sweep(keys, records, n_workers=n_workers, scheduler=label,
                      wall_seconds=time.perf_counter() - t_start,
                      scatter_seconds=scatter_seconds)
