@@ -12,7 +12,7 @@ order beside their grid points. Where the tasks run:
   a ``distributed.Client`` is accepted too.
 
 What every task shares (the solver, X, y and ``fixed``) is scattered to the workers once per
-sweep; a task carries only its grid point. A worker that dies takes nothing with it: the
+sweep (to as many workers as the sweep has runs); a task carries only its grid point. A worker that dies takes nothing with it: the
 scheduler runs its tasks again elsewhere, and since every run is deterministic given its
 arguments (its seed included), the results are those of a serial loop, bit for bit.
 
@@ -221,7 +221,9 @@ def _n_cores():
 
 def _embedded_client():
     """The embedded LocalCluster's client, started on first use: one single-threaded worker
-    process per core, numba's disk cache of this project, no dashboard, quiet logs."""
+    process per core, numba's disk cache of this project, quiet logs. The scheduler's
+    status page (Dask's dashboard when bokeh is installed) takes any free port, so that
+    clusters of several processes on one machine never compete for 8787."""
     global _embedded
     with _lock:
         if _embedded is not None and _embedded[1].status == "running":
@@ -230,7 +232,7 @@ def _embedded_client():
 
         cluster = LocalCluster(
             n_workers=_n_cores(), threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.CRITICAL,
+            dashboard_address=":0", silence_logs=logging.CRITICAL,  # status page: any free port
             env={"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", "")})
         client = Client(cluster, set_as_default=False)
         if _embedded is None:
@@ -394,8 +396,11 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
     try:
         n_workers = len(client.scheduler_info(n_workers=-1)["workers"])
         t0 = time.perf_counter()
-        # [solver, X, y, fixed] -> four futures, a copy of each on every worker
-        shared = client.scatter([solver, X, y, fixed], broadcast=True, hash=False)
+        # [solver, X, y, fixed] -> four futures, one copy of each on as many workers as
+        # there are runs (at least two, so that a dying worker does not take the only
+        # copy); Dask copies them in a tree, each holder feeding two more workers
+        copies = min(n_workers, max(2, len(points)))
+        shared = client.scatter([solver, X, y, fixed], broadcast=copies or True, hash=False)
         scatter_seconds = time.perf_counter() - t0
         name = getattr(solver, "__name__", "solver")
         token = uuid.uuid4().hex[:12]

@@ -201,9 +201,9 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         log.close()
 
     try:
-        start(dask + ["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                      "--scheduler-file", str(sched_file), "--idle-timeout", "120s"],
-              "scheduler")
+        start(dask + ["scheduler", "--host", "127.0.0.1", "--port", "0",
+                      "--dashboard-address", ":0", "--scheduler-file", str(sched_file),
+                      "--idle-timeout", "120s"], "scheduler")
         deadline = time.monotonic() + 30
         while not sched_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
