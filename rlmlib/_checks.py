@@ -298,3 +298,20 @@ def check_test_set(X_test, y_test, n_features, task, classes):
             f"{_show(yv[~known][0])}"
         )
     return rows, np.where(yv == classes[1], 1.0, -1.0)
+
+
+def sigma_keyword(func):
+    """Decorator for solvers: ``lam=`` (the old name of the regularization weight) raises a
+    TypeError that names ``sigma``, the one name rlmlib uses for it."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if "lam" in kwargs:
+            raise TypeError(
+                f"{func.__name__}() takes the regularization weight as sigma=, not lam= "
+                f"(got lam={_show(kwargs['lam'])}): write {func.__name__}(X, y, "
+                f"sigma={_show(kwargs['lam'])}, ...)")
+        return func(*args, **kwargs)
+
+    return wrapper

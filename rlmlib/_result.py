@@ -1,26 +1,69 @@
 """What every solver returns (DESIGN.md, "The solver contract")."""
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 
-@dataclass
 class Trace:
     """Checkpoints of a run. Arrays of equal length, one entry per checkpoint (the first is the
     starting point). ``seconds`` counts solver time only: evaluating the checkpoints is not
-    included (its total is ``eval_seconds``). ``test_metric`` is NaN-free: it is None when no
-    test set was given; ``test_metric_name`` says what it holds ('accuracy' or 'mse')."""
+    included (its total is ``eval_seconds``). ``test_metric`` is None when no test set was
+    given; ``test_metric_name`` says what it holds ('accuracy' or 'mse').
 
-    iteration: np.ndarray
-    epoch: np.ndarray
-    seconds: np.ndarray
-    objective: np.ndarray
-    test_metric: np.ndarray | None = None
-    test_metric_name: str | None = None
-    eval_seconds: float = 0.0
+    A solver called with its default ``n_checkpoints=None`` records only the start and the
+    end, and evaluates the end lazily: the last entries of ``objective`` and ``test_metric``
+    are computed (exactly, one pass over the data) the first time either is read, so a call
+    that never looks at them costs nothing more than its steps. Until then the trace keeps a
+    reference to the training (and test) rows. Pickling or copying forces the evaluation.
+    """
+
+    def __init__(self, iteration, epoch, seconds, objective, test_metric=None,
+                 test_metric_name=None, eval_seconds=0.0, pending=None):
+        self.iteration = iteration
+        self.epoch = epoch
+        self.seconds = seconds
+        self._objective = objective
+        self._test_metric = test_metric
+        self.test_metric_name = test_metric_name
+        self.eval_seconds = eval_seconds
+        self._pending = pending  # evaluate() -> (objective, test_metric) of the last entry
+
+    def _settle(self):
+        if self._pending is not None:
+            evaluate, self._pending = self._pending, None
+            t = time.perf_counter()
+            obj, tm = evaluate()
+            self.eval_seconds += time.perf_counter() - t
+            self._objective[-1] = obj
+            if self._test_metric is not None:
+                self._test_metric[-1] = tm
+
+    @property
+    def lazy(self):
+        """True while the last checkpoint has not been evaluated yet."""
+        return self._pending is not None
+
+    @property
+    def objective(self):
+        self._settle()
+        return self._objective
+
+    @property
+    def test_metric(self):
+        self._settle()
+        return self._test_metric
+
+    def __getstate__(self):
+        self._settle()
+        return self.__dict__.copy()
 
     def __len__(self):
         return len(self.iteration)
+
+    def __repr__(self):
+        state = "lazy end" if self.lazy else f"objective[-1]={self._objective[-1]:.10g}"
+        return f"Trace({len(self)} checkpoints, {state})"
 
     def as_dict(self):
         d = {"iteration": self.iteration, "epoch": self.epoch, "seconds": self.seconds,
@@ -43,7 +86,8 @@ class Result:
 
     @property
     def objective(self):
-        """Objective of ``w`` (the last checkpoint of the trace)."""
+        """Objective of ``w`` (the last checkpoint of the trace), exact; computed on first
+        access when the run recorded no intermediate checkpoints (one pass over the data)."""
         return float(self.trace.objective[-1])
 
     def decision_function(self, X):

@@ -20,15 +20,25 @@ def checkpoints(total_steps, n_checkpoints):
     return pts
 
 
-def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoints=20,
+def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoints=None,
                      progress=False, desc="", test_metric_name=None):
-    """Alternate timed ``advance`` calls and untimed ``evaluate`` calls; return a Trace."""
-    pts = checkpoints(total_steps, n_checkpoints)
+    """Alternate timed ``advance`` calls and untimed ``evaluate`` calls; return a Trace.
+
+    ``n_checkpoints=None`` (the solvers' default): the start is evaluated (cheap: every solver
+    starts at w = 0, where no margin needs the data) and the end is left to the Trace to
+    evaluate lazily, so a default call costs its steps only. An integer N gives an exact trace
+    at N checkpoints spread evenly over the steps, each costing one pass over the training
+    rows (and one over the test rows when a test set is given).
+    """
+    lazy = n_checkpoints is None
+    pts = checkpoints(total_steps, 1 if lazy else n_checkpoints)
     bar = None
     if progress:
         from tqdm.auto import tqdm  # lazy: only when a bar is asked for
 
         bar = tqdm(total=int(total_steps), desc=desc, file=sys.stdout, unit="step")
+        if lazy:  # about 20 updates of the bar, no evaluation in between
+            pts = checkpoints(total_steps, 20)
     its, secs, objs, tests = [], [], [], []
     elapsed = 0.0
     eval_seconds = 0.0
@@ -50,9 +60,15 @@ def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoi
         elapsed += time.perf_counter() - t_start
         if bar is not None:
             bar.update(int(b - a))
-        record(int(b))
+        if not lazy:
+            record(int(b))
     if bar is not None:
         bar.close()
+    if lazy:
+        its.append(int(pts[-1]))
+        secs.append(elapsed)
+        objs.append(np.nan)  # filled by the Trace on first access
+        tests.append(np.nan if tests[0] is not None else None)
     it = np.asarray(its, dtype=np.int64)
     has_test = tests[0] is not None
     return Trace(
@@ -63,7 +79,15 @@ def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoi
         test_metric=np.asarray(tests, dtype=np.float64) if has_test else None,
         test_metric_name=test_metric_name if has_test else None,
         eval_seconds=eval_seconds,
+        pending=evaluate if lazy else None,
     )
+
+
+def check_checkpoints(n_checkpoints):
+    """``None`` (lazy end only) or an integer >= 1."""
+    from ._checks import check_int
+
+    return None if n_checkpoints is None else check_int("n_checkpoints", n_checkpoints)
 
 
 def holdout_metric(test, w, task):

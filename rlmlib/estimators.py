@@ -1,8 +1,8 @@
 """scikit-learn compatible wrapper around any rlmlib solver (DESIGN.md, "Estimators").
 
-    clf = RLMClassifier(solver="sgd", lam=1e-4, epochs=5, loss="logistic")
+    clf = RLMClassifier(solver="sgd", sigma=1e-4, epochs=5, loss="logistic")
     clf.fit(X, y).score(X_test, y_test)
-    GridSearchCV(RLMClassifier(solver="sgd", epochs=5), {"lam": [1e-3, 1e-4]})
+    GridSearchCV(RLMClassifier(solver="sgd", epochs=5), {"sigma": [1e-3, 1e-4]})
 
 The keyword arguments are the solver's own hyperparameters (``rlmlib.<solver>``'s keyword
 arguments), stored as attributes so ``get_params``/``set_params``/``clone`` work as for any
@@ -22,7 +22,7 @@ from ._checks import _show
 
 # defaults for required hyperparameters, so RLMClassifier(solver=...) is constructible
 _DEFAULTS = {
-    "sgd": {"lam": 1e-4, "epochs": 5},
+    "sgd": {"sigma": 1e-4, "epochs": 5},
     "lbfgs": {"sigma": 1e-4, "loss": "logistic"},
 }
 _RESERVED = {"X", "y", "X_test", "y_test", "progress", "n_checkpoints"}
@@ -79,8 +79,6 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         if missing:
             raise ValueError(f"solver {self.solver!r} needs {missing}: pass them to "
                              f"RLMClassifier(solver={self.solver!r}, ...)")
-        if "n_checkpoints" in sig:
-            kw["n_checkpoints"] = 1  # no trace needed: evaluate only start and end
         return f(X, y, **kw)
 
     def fit(self, X, y):

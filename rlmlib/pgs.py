@@ -36,12 +36,12 @@ from numba import njit
 
 from ._checks import (check_choice, check_int, check_positive, check_seed, check_test_set,
                       check_X_y, n_rows, unsigned_index)
+from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
-from ._runner import make_evaluate, run_checkpointed
+from ._runner import check_checkpoints, make_evaluate, run_checkpointed
 from .losses import loss_code, loss_deriv, loss_task
 from .objective import check_p
-from .pegasos import _IndexStream
 
 PGS_LOSSES = ("hinge", "logistic", "squared")
 
@@ -163,7 +163,7 @@ def _move(th, u, q, n4, col, delta, S):
 
 @njit(cache=True)
 def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_begin, th, u,
-               state, coef, g, touched, mark):
+               state, coef, g, touched, mark, look_ahead):
     """Steps t = t_begin+1 .. t_begin+len(batch)/k. th = theta/scale, u = |th|^(q-1) sgn(th)
     (u is th itself at p = 2), state = [scale, S = sum |th|^q, updates since refresh]."""
     q = p / (p - 1.0)
@@ -177,7 +177,8 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
         # loss'(<w_{t-1}, x>, y) / k for the whole batch, before theta changes
         for b in range(k):
             i = batch[step * k + b]
-            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
+            if look_ahead:   # not for storage order: the hardware streams it
+                prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = 0.0
             for j in range(indptr[i], indptr[i + 1]):
                 z += data[j] * u[indices[j]]
@@ -225,13 +226,14 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             _refresh(th, u, q, state)
 
 
-def _setup(X, y, p, sigma, k, loss, radius, seed):
+def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     """Checks, then the run's state: returns (rows, y, classes, task, code, B, advance, get_w)."""
     p = check_p(p)
     sigma = check_positive("sigma", sigma)
     k = check_int("k", k)
     check_choice("loss", loss, PGS_LOSSES)
     seed = check_seed(seed)
+    order = check_order(order, ORDERS)
     code = loss_code(loss)
     task = loss_task(loss)
     rows, yf, classes = check_X_y(X, y, task=task)
@@ -251,15 +253,15 @@ def _setup(X, y, p, sigma, k, loss, radius, seed):
     g = np.zeros(n)
     touched = np.empty(n + 1, dtype=np.uint32)  # the branch-free append writes one past
     mark = np.zeros(n, dtype=np.bool_)
-    stream = _IndexStream(seed, m)
+    stream = ExampleStream(m, order, seed)
     done = [0]
 
     indices, indptr = unsigned_index(rows)   # unsigned: no wraparound checks in the kernel
 
     def advance(a, b):
-        batch = stream.take((b - a) * k).view(np.uint64)
+        batch = stream.take((b - a) * k)  # uint64: see unsigned_index
         _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, a,
-                   th, u, state, coef, g, touched, mark)
+                   th, u, state, coef, g, touched, mark, order != "cyclic")
         done[0] = b
 
     def get_w():
@@ -270,33 +272,35 @@ def _setup(X, y, p, sigma, k, loss, radius, seed):
     return rows, yf, classes, task, code, B, advance, get_w
 
 
-def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, n_checkpoints=20,
-        X_test=None, y_test=None, progress=False):
+def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
+        n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
 
     Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
-    with replacement); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
+    with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
     (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
     (None: no constraint, except for 'squared', where the default is
     B = max|y| sqrt((p-1)/sigma), a ball that contains the minimizer). Returns a
     :class:`Result` with the last iterate w_T; ``res.params['radius']`` is the B used (None
-    for no ball).
+    for no ball). ``n_checkpoints=None`` (default): the objective is computed exactly on first
+    access of ``res.objective``; N: an exact trace at N checkpoints (one pass each).
     """
     T = check_int("T", T)
-    n_checkpoints = check_int("n_checkpoints", n_checkpoints)
+    n_checkpoints = check_checkpoints(n_checkpoints)
     rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
-                                                              seed)
+                                                              seed, order)
     p, sigma = float(p), float(sigma)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     evaluate = make_evaluate(rows, yf, sigma, code, p, test, task, get_w)
     trace = run_checkpointed(advance, T, n_rows(rows) / k, evaluate, n_checkpoints, progress,
                              "pgs", "mse" if task == "regression" else "accuracy")
     params = dict(p=p, sigma=sigma, T=T, k=k, loss=loss, radius=None if B < 0 else B,
-                  seed=seed, iterate="last")
+                  seed=seed, order=order, iterate="last")
     return Result(w=get_w(), solver="pgs", params=params, trace=trace, classes=classes)
 
 
-def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0):
+def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
+                 order="replacement"):
     """The iterates w_t of the run ``pgs(X, y, p=p, sigma=sigma, T=max(at), ...)`` at the
     step counts ``at`` (increasing integers >= 0), as rows of an array (len(at), n_features).
     The same kernel and random stream as :func:`pgs`, so w at ``at[-1] = T`` is ``pgs(...).w``."""
@@ -306,7 +310,7 @@ def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0):
         raise ValueError(f"at must be a non-empty increasing 1-D array of step counts >= 0, "
                          f"got {at!r}")
     rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
-                                                              seed)
+                                                              seed, order)
     out = np.empty((at.size, rows.n_features))
     prev = 0
     for j, t in enumerate(at.tolist()):

@@ -19,14 +19,14 @@ X = rng.standard_normal((30, 6)); y = np.where(X[:, 0] > 0, 1, -1)
 Xs = sp.random(30, 50, density=0.2, format="csr", random_state=1)
 for A in (X, Xs):
     for T in (1, 3, 9, 40):
-        rlmlib.pegasos(A, y, lam=0.1, T=T, n_checkpoints=1)
-        rlmlib.pegasos(A, y, lam=0.1, T=T, k=5, n_checkpoints=1)
+        rlmlib.pegasos(A, y, sigma=0.1, T=T, n_checkpoints=1)
+        rlmlib.pegasos(A, y, sigma=0.1, T=T, k=5, n_checkpoints=1)
         rlmlib.pgs(A, y, p=1.8, sigma=0.1, T=T, loss="logistic", n_checkpoints=1)
         rlmlib.pgs(A, y, p=2.0, sigma=0.1, T=T, k=7, loss="logistic", n_checkpoints=1)
         rlmlib.pgs(A, y, p=1.8, sigma=0.1, T=T, k=5, loss="logistic", n_checkpoints=1)
     pgs_iterates(A, y, p=1.8, sigma=0.1, at=[1, 2, 3, 12], loss="logistic")
     for epochs in (1, 2):
-        rlmlib.sgd(A, y, lam=0.1, epochs=epochs, n_checkpoints=7)
+        rlmlib.sgd(A, y, sigma=0.1, epochs=epochs, n_checkpoints=7)
 print("ok")
 """
 

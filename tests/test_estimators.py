@@ -22,9 +22,9 @@ def expected_failed(est):
 
 
 @parametrize_with_checks(
-    [RLMClassifier(), RLMClassifier(solver="sgd", lam=1e-3, epochs=10, loss="logistic"),
+    [RLMClassifier(), RLMClassifier(solver="sgd", sigma=1e-3, epochs=10, loss="logistic"),
      RLMClassifier(solver="lbfgs", sigma=1e-3),
-     RLMClassifier(solver="pegasos", lam=1e-3, T=3000),
+     RLMClassifier(solver="pegasos", sigma=1e-3, T=3000),
      RLMClassifier(solver="pgs", p=1.8, sigma=1e-3, T=3000)],
     expected_failed_checks=expected_failed,
 )
@@ -35,8 +35,8 @@ def test_sklearn_estimator_checks(estimator, check):
 def test_coef_is_the_solver_result(binary_sparse):
     X, S, y = binary_sparse
     labels = np.where(y > 0, "pos", "neg")
-    clf = RLMClassifier(solver="sgd", lam=1e-3, epochs=4, loss="logistic", seed=5).fit(S, labels)
-    res = rlmlib.sgd(X, labels, lam=1e-3, epochs=4, loss="logistic", seed=5)
+    clf = RLMClassifier(solver="sgd", sigma=1e-3, epochs=4, loss="logistic", seed=5).fit(S, labels)
+    res = rlmlib.sgd(X, labels, sigma=1e-3, epochs=4, loss="logistic", seed=5)
     np.testing.assert_allclose(clf.coef_.ravel(), res.w, rtol=1e-12, atol=1e-14)
     assert list(clf.classes_) == ["neg", "pos"]
     assert np.array_equal(clf.predict(X), res.predict(X))
@@ -48,10 +48,10 @@ def test_grid_search_and_pipeline(breast_cancer_std):
     X, y = breast_cancer_std
     pipe = make_pipeline(StandardScaler(), RLMClassifier(solver="sgd", epochs=5,
                                                          loss="logistic"))
-    gs = GridSearchCV(pipe, {"rlmclassifier__lam": [1e-1, 1e-3]}, cv=3).fit(X, y)
-    assert gs.best_params_["rlmclassifier__lam"] in (1e-1, 1e-3)
+    gs = GridSearchCV(pipe, {"rlmclassifier__sigma": [1e-1, 1e-3]}, cv=3).fit(X, y)
+    assert gs.best_params_["rlmclassifier__sigma"] in (1e-1, 1e-3)
     assert gs.best_score_ > 0.9
-    assert gs.best_estimator_[-1].get_params()["lam"] == gs.best_params_["rlmclassifier__lam"]
+    assert gs.best_estimator_[-1].get_params()["sigma"] == gs.best_params_["rlmclassifier__sigma"]
 
 
 def test_lbfgs_estimator_matches_reference(breast_cancer_std):
@@ -66,10 +66,10 @@ def test_one_vs_rest():
     centers = np.array([[4.0, 0], [-4, 0], [0, 4]])
     y = rng.integers(0, 3, 300)
     X = centers[y] + rng.standard_normal((300, 2))
-    clf = RLMClassifier(solver="sgd", lam=1e-3, epochs=5).fit(X, y)
+    clf = RLMClassifier(solver="sgd", sigma=1e-3, epochs=5).fit(X, y)
     assert clf.coef_.shape == (3, 2) and clf.score(X, y) > 0.9
     # each row is the binary problem "class c against the rest"
-    res = rlmlib.sgd(X, np.where(y == 2, 1, -1), lam=1e-3, epochs=5, n_checkpoints=1)
+    res = rlmlib.sgd(X, np.where(y == 2, 1, -1), sigma=1e-3, epochs=5, n_checkpoints=1)
     np.testing.assert_allclose(clf.coef_[2], res.w, rtol=1e-12)
 
 
@@ -79,26 +79,26 @@ def test_invalid_parameters_reported_at_fit(binary):
         RLMClassifier(solver="sgd", T=10).fit(X, y)
     with pytest.raises(ValueError, match="solver must be the name of an rlmlib solver"):
         RLMClassifier(solver="newton").fit(X, y)
-    with pytest.raises(ValueError, match="lam must be a finite number > 0, got -1"):
-        RLMClassifier(lam=-1).fit(X, y)
+    with pytest.raises(ValueError, match="sigma must be a finite number > 0, got -1"):
+        RLMClassifier(sigma=-1).fit(X, y)
     with pytest.raises(ValueError, match="one class"):
         RLMClassifier().fit(X, np.ones(len(y)))
 
 
 def test_get_set_params_roundtrip():
-    clf = RLMClassifier(solver="sgd", lam=0.1)
-    assert clf.get_params() == {"solver": "sgd", "lam": 0.1}
-    clf.set_params(epochs=3, lam=0.2)
-    assert clf.get_params() == {"solver": "sgd", "lam": 0.2, "epochs": 3}
+    clf = RLMClassifier(solver="sgd", sigma=0.1)
+    assert clf.get_params() == {"solver": "sgd", "sigma": 0.1}
+    clf.set_params(epochs=3, sigma=0.2)
+    assert clf.get_params() == {"solver": "sgd", "sigma": 0.2, "epochs": 3}
     from sklearn.base import clone
 
     c2 = clone(clf)
     assert c2.get_params() == clf.get_params() and c2 is not clf
-    assert "lam=0.2" in repr(clf)
+    assert "sigma=0.2" in repr(clf)
 
 
 @pytest.mark.parametrize("solver,params", [
-    ("pegasos", dict(lam=1e-3, T=2000, k=4)),
+    ("pegasos", dict(sigma=1e-3, T=2000, k=4)),
     ("pgs", dict(p=1.8, sigma=1e-3, T=2000, loss="logistic")),
     ("lbfgs", dict(sigma=1e-2, loss="squared_hinge")),
 ])
@@ -116,4 +116,4 @@ def test_missing_required_hyperparameters_are_named():
     with pytest.raises(ValueError, match=r"solver 'pgs' needs \['p', 'sigma', 'T'\]"):
         RLMClassifier(solver="pgs").fit(X, y)
     with pytest.raises(ValueError, match=r"solver 'pegasos' needs \['T'\]"):
-        RLMClassifier(solver="pegasos", lam=0.1).fit(X, y)
+        RLMClassifier(solver="pegasos", sigma=0.1).fit(X, y)

@@ -66,7 +66,7 @@ def test_matches_pseudocode(binary_sparse, k, project):
     lam = 0.05
     ref = pegasos_pseudocode(X, y, lam, 300, k, project, seed=3)
     for data in (X, Xs):
-        res = pegasos(data, y, lam=lam, T=300, k=k, project=project, seed=3)
+        res = pegasos(data, y, sigma=lam, T=300, k=k, project=project, seed=3)
         np.testing.assert_allclose(res.w, ref, rtol=1e-10, atol=1e-12)
 
 
@@ -85,7 +85,7 @@ def test_relative_gap_breast_cancer(breast_cancer_std):
     P_svc = objective(X, y, svc.coef_.ravel(), sigma=lam, loss="hinge")
     # liblinear stops at max_iter here (it warns), close to but not at the optimum
     assert P_star <= P_svc * (1 + 1e-6) and P_svc == pytest.approx(P_star, rel=1e-3)
-    res = pegasos(X, y, lam=lam, T=400_000, seed=0)
+    res = pegasos(X, y, sigma=lam, T=400_000, seed=0)
     gap = (res.objective - P_star) / P_star
     assert 0.0 <= gap < 1e-2
     assert res.objective == pytest.approx(objective(X, y, res.w, sigma=lam, loss="hinge"))
@@ -96,7 +96,7 @@ def test_relative_gap_toy(n):
     ds = pgs_toy(1000, n, seed=n)
     lam = 1e-2
     _, P_star = svm_optimum(ds.X, ds.y, lam)
-    res = pegasos(ds.X, ds.y, lam=lam, T=1_000_000, k=2, seed=1)
+    res = pegasos(ds.X, ds.y, sigma=lam, T=1_000_000, k=2, seed=1)
     gap = (res.objective - P_star) / P_star
     assert 0.0 <= gap < 1e-2
 
@@ -104,29 +104,30 @@ def test_relative_gap_toy(n):
 def test_projection_keeps_the_ball(binary):
     X, y = binary
     lam = 0.5
-    res = pegasos(X * 50, y, lam=lam, T=2000, seed=0)
+    res = pegasos(X * 50, y, sigma=lam, T=2000, seed=0)
     assert np.linalg.norm(res.w) <= (1 / np.sqrt(lam)) * (1 + 1e-12)
 
 
 def test_dense_equals_sparse_and_seeds(binary_sparse):
     X, Xs, y = binary_sparse
-    a = pegasos(X, y, lam=0.01, T=5000, k=3, seed=7)
-    b = pegasos(Xs, y, lam=0.01, T=5000, k=3, seed=7)
+    a = pegasos(X, y, sigma=0.01, T=5000, k=3, seed=7)
+    b = pegasos(Xs, y, sigma=0.01, T=5000, k=3, seed=7)
     np.testing.assert_allclose(a.w, b.w, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(a.trace.objective, b.trace.objective, rtol=1e-12)
-    c = pegasos(Xs.tocsc(), y, lam=0.01, T=5000, k=3, seed=7, n_checkpoints=3)
+    c = pegasos(Xs.tocsc(), y, sigma=0.01, T=5000, k=3, seed=7, n_checkpoints=3)
     np.testing.assert_array_equal(b.w, c.w)          # checkpoints do not change the run
-    d = pegasos(Xs, y, lam=0.01, T=5000, k=3, seed=8)
+    d = pegasos(Xs, y, sigma=0.01, T=5000, k=3, seed=8)
     assert not np.allclose(b.w, d.w)
-    assert len(a.trace) == 21 and a.trace.seconds[-1] > 0
-    assert a.params == dict(lam=0.01, T=5000, k=3, project=True, seed=7, loss="hinge",
+    assert len(a.trace) == 2 and a.trace.seconds[-1] > 0   # default: start and lazy end
+    assert a.params == dict(sigma=0.01, T=5000, k=3, project=True, seed=7, order="replacement",
+                            loss="hinge",
                             iterate="last")
 
 
 def test_labels_and_test_metric(binary):
     X, y = binary
     lab = np.where(y > 0, "spam", "ham")
-    res = pegasos(X, lab, lam=0.01, T=3000, X_test=X, y_test=lab)
+    res = pegasos(X, lab, sigma=0.01, T=3000, X_test=X, y_test=lab)
     assert list(res.classes) == ["ham", "spam"]
     assert res.trace.test_metric_name == "accuracy"
     assert res.trace.test_metric[-1] == pytest.approx(np.mean(res.predict(X) == lab))
@@ -136,16 +137,16 @@ def test_long_runs_renormalize_the_scale():
     # s shrinks like 1/t: after 3e5 steps without projection it has been folded into v
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
     y = np.array([1.0, -1.0])
-    res = pegasos(X, y, lam=1e-3, T=300_000, project=False)
+    res = pegasos(X, y, sigma=1e-3, T=300_000, project=False)
     assert np.all(np.isfinite(res.w))
     # optimum of lam/2 ||w||^2 + mean hinge here is w = (1, -1) (margins exactly 1)
     np.testing.assert_allclose(res.w, [1.0, -1.0], atol=2e-2)
 
 
 @pytest.mark.parametrize("kw,exc,msg", [
-    (dict(lam=0.0), ValueError, "lam must be a finite number > 0, got 0.0"),
-    (dict(lam=-1), ValueError, "lam must be"),
-    (dict(lam=float("nan")), ValueError, "lam must be"),
+    (dict(sigma=0.0), ValueError, "sigma must be a finite number > 0, got 0.0"),
+    (dict(sigma=-1), ValueError, "sigma must be"),
+    (dict(sigma=float("nan")), ValueError, "sigma must be"),
     (dict(T=0), ValueError, "T must be an integer >= 1, got 0"),
     (dict(T=10.0), TypeError, "T must be an integer"),
     (dict(k=0), ValueError, "k must be an integer >= 1"),
@@ -154,7 +155,7 @@ def test_long_runs_renormalize_the_scale():
 ])
 def test_bad_parameters(binary, kw, exc, msg):
     X, y = binary
-    args = dict(lam=0.1, T=10)
+    args = dict(sigma=0.1, T=10)
     args.update(kw)
     with pytest.raises(exc, match=msg):
         pegasos(X, y, **args)
@@ -163,10 +164,10 @@ def test_bad_parameters(binary, kw, exc, msg):
 def test_bad_data(binary):
     X, y = binary
     with pytest.raises(ValueError, match="NaN"):
-        pegasos(np.where(X > 2, np.nan, X), y, lam=0.1, T=10)
+        pegasos(np.where(X > 2, np.nan, X), y, sigma=0.1, T=10)
     with pytest.raises(ValueError, match="exactly two classes"):
-        pegasos(X, np.arange(len(y)) % 3, lam=0.1, T=10)
+        pegasos(X, np.arange(len(y)) % 3, sigma=0.1, T=10)
     with pytest.raises(ValueError, match="same number of examples"):
-        pegasos(X, y[:-1], lam=0.1, T=10)
+        pegasos(X, y[:-1], sigma=0.1, T=10)
     with pytest.raises(ValueError, match="n_features"):
-        pegasos(X, y, lam=0.1, T=10, X_test=X[:, :3], y_test=y)
+        pegasos(X, y, sigma=0.1, T=10, X_test=X[:, :3], y_test=y)

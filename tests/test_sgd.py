@@ -35,7 +35,7 @@ def test_scaled_vector_equals_textbook_update(binary, loss, t0):
     # t0 = 1 makes the first shrink factor exactly 0 and t0 = 0.3 negative: the scale is folded
     # into v, exercising the renormalization branch
     X, y = binary
-    res = rlmlib.sgd(X, y, lam=0.05, epochs=3, loss=loss, t0=t0, seed=4)
+    res = rlmlib.sgd(X, y, sigma=0.05, epochs=3, loss=loss, t0=t0, seed=4)
     w = naive_sgd(X, y, 0.05, 3, loss, res.params["t0"], 4)
     np.testing.assert_allclose(res.w, w, rtol=1e-10, atol=1e-12 * np.max(np.abs(w)))
 
@@ -45,7 +45,7 @@ def test_renormalization_many_steps():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((50, 3))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
-    res = rlmlib.sgd(X, y, lam=1e-3, epochs=2000, loss="logistic", t0=1e-4, seed=1)
+    res = rlmlib.sgd(X, y, sigma=1e-3, epochs=2000, loss="logistic", t0=1e-4, seed=1)
     w = naive_sgd(X, y, 1e-3, 2000, "logistic", 1e-4, 1)
     np.testing.assert_allclose(res.w, w, rtol=1e-8)
 
@@ -83,7 +83,7 @@ def test_converges_to_lbfgs_optimum(breast_cancer_std):
     X, y = breast_cancer_std
     lam = 1e-2
     ref = rlmlib.lbfgs(X, y, sigma=lam, loss="logistic")
-    res = rlmlib.sgd(X, y, lam=lam, epochs=200, loss="logistic", seed=0)
+    res = rlmlib.sgd(X, y, sigma=lam, epochs=200, loss="logistic", seed=0, n_checkpoints=20)
     gap = (res.objective - ref.objective) / ref.objective
     assert 0 <= gap < 1e-5
     # and the distance to w* obeys strong convexity: ||w - w*||^2 <= 2 gap / lam
@@ -99,18 +99,18 @@ def test_dense_equals_sparse(binary_sparse, loss):
     X, S, y = binary_sparse
     if LOSSES[loss]["task"] == "regression":
         y = X[:, 0] + 0.1 * y
-    rd = rlmlib.sgd(X, y, lam=0.01, epochs=3, loss=loss, seed=3)
+    rd = rlmlib.sgd(X, y, sigma=0.01, epochs=3, loss=loss, seed=3)
     for fmt in ("csr", "csc", "coo"):
-        rs = rlmlib.sgd(S.asformat(fmt), y, lam=0.01, epochs=3, loss=loss, seed=3)
+        rs = rlmlib.sgd(S.asformat(fmt), y, sigma=0.01, epochs=3, loss=loss, seed=3)
         np.testing.assert_allclose(rs.w, rd.w, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(rs.trace.objective, rd.trace.objective, rtol=1e-12)
 
 
 def test_reproducible_with_seed(binary):
     X, y = binary
-    a = rlmlib.sgd(X, y, lam=0.01, epochs=2, seed=11)
-    b = rlmlib.sgd(X, y, lam=0.01, epochs=2, seed=11)
-    c = rlmlib.sgd(X, y, lam=0.01, epochs=2, seed=12)
+    a = rlmlib.sgd(X, y, sigma=0.01, epochs=2, seed=11)
+    b = rlmlib.sgd(X, y, sigma=0.01, epochs=2, seed=11)
+    c = rlmlib.sgd(X, y, sigma=0.01, epochs=2, seed=12)
     assert np.array_equal(a.w, b.w)
     assert not np.array_equal(a.w, c.w)
 
@@ -118,8 +118,8 @@ def test_reproducible_with_seed(binary):
 @pytest.mark.parametrize("k", [1, 2, 7, 20, 10**6])
 def test_independent_of_n_checkpoints(binary, k):
     X, y = binary
-    ref = rlmlib.sgd(X, y, lam=0.01, epochs=5, seed=2, n_checkpoints=1)
-    res = rlmlib.sgd(X, y, lam=0.01, epochs=5, seed=2, n_checkpoints=k)
+    ref = rlmlib.sgd(X, y, sigma=0.01, epochs=5, seed=2, n_checkpoints=1)
+    res = rlmlib.sgd(X, y, sigma=0.01, epochs=5, seed=2, n_checkpoints=k)
     assert np.array_equal(res.w, ref.w)
     assert len(res.trace) == min(k, 5 * len(y)) + 1
     assert res.trace.iteration[-1] == 5 * len(y) and res.trace.epoch[-1] == 5.0
@@ -128,11 +128,11 @@ def test_independent_of_n_checkpoints(binary, k):
 def test_result_contract(binary):
     X, y = binary
     labels = np.where(y > 0, "yes", "no")
-    res = rlmlib.sgd(X, labels, lam=0.05, epochs=4, loss="hinge", X_test=X[:40],
+    res = rlmlib.sgd(X, labels, sigma=0.05, epochs=4, loss="hinge", X_test=X[:40],
                      y_test=labels[:40], n_checkpoints=8)
     assert res.solver == "sgd" and list(res.classes) == ["no", "yes"]
     assert res.w.dtype == np.float64 and res.w.shape == (X.shape[1],)
-    assert set(res.params) >= {"lam", "epochs", "loss", "t0", "seed"}
+    assert set(res.params) >= {"sigma", "epochs", "loss", "t0", "seed"}
     tr = res.trace
     assert len(tr.iteration) == len(tr.epoch) == len(tr.seconds) == len(tr.objective) == 9
     assert np.all(np.diff(tr.seconds) >= 0) and tr.seconds[0] == 0
@@ -148,7 +148,7 @@ def test_result_contract(binary):
 
 def test_regression_trace_metric(regression):
     X, y = regression
-    res = rlmlib.sgd(X, y, lam=0.01, epochs=20, loss="squared", X_test=X, y_test=y)
+    res = rlmlib.sgd(X, y, sigma=0.01, epochs=20, loss="squared", X_test=X, y_test=y)
     assert res.classes is None and res.trace.test_metric_name == "mse"
     assert res.trace.test_metric[-1] == pytest.approx(rlmlib.mse(X, y, res.w), rel=1e-14)
     ref = rlmlib.lbfgs(X, y, sigma=0.01, loss="squared")
@@ -172,16 +172,16 @@ def test_checkpoint_evaluation_not_timed():
 
 def test_progress_bar_writes_to_stdout(binary, capsys):
     X, y = binary
-    rlmlib.sgd(X, y, lam=0.1, epochs=2, progress=True)
+    rlmlib.sgd(X, y, sigma=0.1, epochs=2, progress=True)
     out = capsys.readouterr()
     assert out.err == "" and "sgd" in out.out
 
 
 @pytest.mark.parametrize("kw,exc,msg", [
-    (dict(lam=0), ValueError, "lam must be a finite number > 0, got 0"),
-    (dict(lam=-1e-3), ValueError, "lam must be a finite number > 0, got -0.001"),
-    (dict(lam=np.inf), ValueError, "lam must be a finite number > 0, got inf"),
-    (dict(lam=np.nan), ValueError, "lam must be a finite number > 0, got nan"),
+    (dict(sigma=0), ValueError, "sigma must be a finite number > 0, got 0"),
+    (dict(sigma=-1e-3), ValueError, "sigma must be a finite number > 0, got -0.001"),
+    (dict(sigma=np.inf), ValueError, "sigma must be a finite number > 0, got inf"),
+    (dict(sigma=np.nan), ValueError, "sigma must be a finite number > 0, got nan"),
     (dict(epochs=0), ValueError, "epochs must be an integer >= 1, got 0"),
     (dict(epochs=1.5), TypeError, "epochs must be an integer >= 1, got 1.5"),
     (dict(t0=0.0), ValueError, "t0 must be a finite number > 0, got 0.0"),
@@ -192,7 +192,7 @@ def test_progress_bar_writes_to_stdout(binary, capsys):
 ])
 def test_bad_hyperparameters(binary, kw, exc, msg):
     X, y = binary
-    args = dict(lam=0.01, epochs=1) | kw
+    args = dict(sigma=0.01, epochs=1) | kw
     with pytest.raises(exc, match=msg.replace("(", r"\(")):
         rlmlib.sgd(X, y, **args)
 
@@ -200,18 +200,18 @@ def test_bad_hyperparameters(binary, kw, exc, msg):
 def test_bad_test_set(binary):
     X, y = binary
     with pytest.raises(ValueError, match="X_test and y_test must be given together"):
-        rlmlib.sgd(X, y, lam=0.1, epochs=1, X_test=X)
+        rlmlib.sgd(X, y, sigma=0.1, epochs=1, X_test=X)
     with pytest.raises(ValueError, match="y_test must only hold the training labels"):
-        rlmlib.sgd(X, y, lam=0.1, epochs=1, X_test=X, y_test=y * 2)
+        rlmlib.sgd(X, y, sigma=0.1, epochs=1, X_test=X, y_test=y * 2)
     with pytest.raises(ValueError, match="X_test must have the training data's n_features=8"):
-        rlmlib.sgd(X, y, lam=0.1, epochs=1, X_test=X[:, :3], y_test=y)
+        rlmlib.sgd(X, y, sigma=0.1, epochs=1, X_test=X[:, :3], y_test=y)
 
 
 def test_regression_loss_takes_real_targets(regression):
     X, y = regression
     with pytest.raises(ValueError, match="two classes"):
-        rlmlib.sgd(X, y, lam=0.1, epochs=1, loss="hinge")
-    rlmlib.sgd(X, y, lam=0.1, epochs=1, loss="absolute")
+        rlmlib.sgd(X, y, sigma=0.1, epochs=1, loss="hinge")
+    rlmlib.sgd(X, y, sigma=0.1, epochs=1, loss="absolute")
 
 
 def test_extreme_but_legal_parameters_stay_finite(binary):
@@ -222,7 +222,8 @@ def test_extreme_but_legal_parameters_stay_finite(binary):
         yy = y if LOSSES[loss]["task"] == "binary" else y * 1e3
         for lam in (1e-12, 1e6):
             try:
-                res = rlmlib.sgd(X * 1e3, yy, lam=lam, epochs=2, loss=loss)
+                res = rlmlib.sgd(X * 1e3, yy, sigma=lam, epochs=2, loss=loss)
+                res.objective  # the default trace evaluates the end lazily: here
             except FloatingPointError as e:
                 assert np.isinf(LOSSES[loss]["lipschitz"])
                 assert "sgd diverged" in str(e) and "larger t0" in str(e)
@@ -233,25 +234,27 @@ def test_extreme_but_legal_parameters_stay_finite(binary):
 def test_divergence_is_reported(binary):
     X, y = binary
     with pytest.raises(FloatingPointError, match="sgd diverged.*loss='squared_hinge'"):
-        rlmlib.sgd(X * 1e3, y, lam=1e-12, epochs=2, loss="squared_hinge")
+        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge").objective
+    with pytest.raises(FloatingPointError, match="sgd diverged"):   # an exact trace: at once
+        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", n_checkpoints=2)
     # a larger t0 (first step below 2 / (max ||x||^2)) converges
     t0 = np.max(np.sum((X * 1e3) ** 2, 1)) / 1e-12
-    res = rlmlib.sgd(X * 1e3, y, lam=1e-12, epochs=2, loss="squared_hinge", t0=t0)
+    res = rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", t0=t0)
     assert np.all(np.isfinite(res.w))
 
 
 def test_float32_and_sparse_float32(binary):
     X, y = binary
-    a = rlmlib.sgd(X.astype(np.float32), y, lam=0.1, epochs=1)
-    b = rlmlib.sgd(sp.csr_matrix(X.astype(np.float32)), y, lam=0.1, epochs=1)
-    c = rlmlib.sgd(X.astype(np.float32).astype(np.float64), y, lam=0.1, epochs=1)
+    a = rlmlib.sgd(X.astype(np.float32), y, sigma=0.1, epochs=1)
+    b = rlmlib.sgd(sp.csr_matrix(X.astype(np.float32)), y, sigma=0.1, epochs=1)
+    c = rlmlib.sgd(X.astype(np.float32).astype(np.float64), y, sigma=0.1, epochs=1)
     assert np.array_equal(a.w, c.w)
     np.testing.assert_allclose(a.w, b.w, rtol=1e-12)
 
 
 def test_trace_as_dict_and_lazy_exports(binary):
     X, y = binary
-    res = rlmlib.sgd(X, y, lam=0.1, epochs=1, n_checkpoints=3, X_test=X, y_test=y)
+    res = rlmlib.sgd(X, y, sigma=0.1, epochs=1, n_checkpoints=3, X_test=X, y_test=y)
     d = res.trace.as_dict()
     assert set(d) == {"iteration", "epoch", "seconds", "objective", "accuracy"}
     assert all(len(v) == len(res.trace) == 4 for v in d.values())
