@@ -72,6 +72,17 @@ def test_embedded_default_is_identical_to_serial_and_in_grid_order():
     assert same_result(sw2.results[1], rlmlib.pgs(X, y, **fixed, sigma=0.1, seed=1))
 
 
+def test_lazy_end_objective_comes_back_settled_and_equal():
+    """With n_checkpoints=None the end objective is computed on first access; a result that
+    travelled from a worker has it settled, equal to the serial run's."""
+    X, y = make_binary(m=150, n=5, seed=4)
+    fixed = dict(p=2.0, sigma=0.1, T=500, loss="logistic")
+    sw = sweep(rlmlib.pgs, X, y, grid={"seed": [0, 1]}, fixed=fixed, progress=False)
+    for point, res in zip(sw.points, sw.results):
+        assert not res.trace.lazy
+        assert same_result(res, rlmlib.pgs(X, y, **fixed, **point))
+
+
 def test_data_are_scattered_once_not_shipped_with_every_task():
     """Every task on a worker sees the same X object (a copy shipped with each task would be
     a new object each time; the list keeps them alive, so ids cannot be reused)."""
