@@ -417,6 +417,17 @@ def _max_row_norm(data, indptr):
     return best
 
 
+@njit(cache=True)
+def _min_abs_nonzero(data):
+    """Smallest |x| over the non-zero entries (inf when there is none)."""
+    best = math.inf
+    for j in range(data.shape[0]):
+        a = abs(data[j])
+        if a != 0.0 and a < best:
+            best = a
+    return best
+
+
 def max_row_norm(rows):
     """max_i ||x_i||_2 of checked rows (inf when a norm is beyond the double range)."""
     if is_compact(rows):
@@ -454,6 +465,12 @@ def check_scale(rows, y, code, w_bound, why, solver):
     from .losses import LOSSES, NAMES, loss_deriv
     R = max_row_norm(rows)
     name = NAMES[code]
+    tiny = _min_abs_nonzero(rows.data)
+    if tiny < SIGMA_MIN:
+        raise ValueError(f"X holds a subnormal value {tiny:.3g} (below the smallest normal "
+                         f"double 2**-1022 ~ 2.2e-308), whose relative precision is lost and "
+                         f"which {solver}'s scalings cannot represent: scale X up or set such "
+                         f"entries to 0")
     if not math.isfinite(R):
         raise ValueError(f"X is too large for {solver}: the Euclidean norm of a row is beyond "
                          f"the double range (largest |x_ij| = {np.max(np.abs(rows.data)):.3g}); "
