@@ -390,11 +390,13 @@ def _memory_bytes():
 
 def check_memory(name, value, n_bytes, what):
     """Resource check before allocating: ``n_bytes`` (``what`` says for what) must fit in half
-    of the machine's physical memory; otherwise a ValueError names the argument, not numpy's
+    of the machine's physical memory (``value`` may be a string, e.g. '(1000, 10)' for
+    name='m, n'); otherwise a ValueError names the argument, not numpy's
     MemoryError after the fact."""
     total = _memory_bytes()
     if total is not None and n_bytes > total // 2:
-        raise ValueError(f"{name}={_show_number(value)} would need {n_bytes / 2**30:.3g} GiB "
+        shown = value if isinstance(value, str) else _show_number(value)
+        raise ValueError(f"{name}={shown} would need {n_bytes / 2**30:.3g} GiB "
                          f"of memory ({what}); this machine has {total / 2**30:.3g} GiB")
     return value
 
