@@ -455,15 +455,17 @@ def _z_max(code, limit):
     return math.sqrt(limit)  # squared, squared_hinge: z^2 / 2
 
 
-def check_scale(rows, y, code, w_bound, why, solver):
+def check_scale(rows, y, code, w_bound, why, solver, extra=()):
     """The one data-scale check of the solvers (DESIGN.md, "Validated ranges").
 
     ``w_bound`` bounds ||w||_2 over the whole run (each solver derives its own; ``why`` says
     how, e.g. '1/sqrt(sigma)'). With R = max_i ||x_i||_2 every margin satisfies |<w, x_i>| <=
     R * w_bound; that bound plus max|y| (regression) must keep the loss below
     L = 2^1020 / m (:func:`loss_limit`), and |loss'| * R must stay below L too, so no value,
-    gradient or sum over the m examples can overflow. Returns R; raises ValueError saying
-    which quantity is too large and what to change."""
+    gradient or sum over the m examples can overflow. ``extra`` holds further (value,
+    description) pairs a solver's kernel forms (a step's length, an internal scale factor),
+    each of which must stay below 2^960. Returns R; raises ValueError saying which quantity
+    is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
     R = max_row_norm(rows)
     name = NAMES[code]
@@ -497,6 +499,10 @@ def check_scale(rows, y, code, w_bound, why, solver):
         raise ValueError(
             f"X is too large for {solver} with this sigma: gradients |loss'| * ||x|| can reach "
             f"{d * R:.3g} for the {name} loss, beyond {limit:.3g}; scale X down or raise sigma")
+    for value, what in extra:
+        if not value <= 2.0 ** 960:
+            raise ValueError(f"X is too large for {solver} with this sigma: {what} can reach "
+                             f"{value:.3g}, beyond 2**960; scale X down or raise sigma")
     return R
 
 
