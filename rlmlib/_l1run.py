@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_choice, check_int, check_interval, check_positive, check_seed,
-                      check_test_set, check_X_y, n_rows, sigma_keyword, unsigned_index)
+                      check_sigma, check_steps, check_test_set, check_X_y, n_rows,
+                      sigma_keyword, unsigned_index)
 from ._l1 import settle, soft
 from ._order import ExampleStream, check_order
 from ._prefetch import prefetch_ahead
@@ -75,6 +76,13 @@ def settled(w, last, U):
     return out
 
 
+def l1_sigma(sigma):
+    """sigma = 0 (no l1 term: implicit SGD, plain SGD) or the shared range of every solver's
+    sigma (``_checks.check_sigma``: a normal double up to 2^960)."""
+    x = check_interval("sigma", sigma, 0.0, math.inf, True, False)
+    return x if x == 0.0 else check_sigma(sigma)
+
+
 def l1_objective_rows(rows, y, w, sigma, code):
     """sigma ||w||_1 + mean loss on checked rows."""
     z = decision_function_rows(rows, w) if w.any() else np.zeros(y.shape[0])
@@ -124,7 +132,7 @@ def run_l1(algo, X, y, *, sigma, eta, epochs, loss, method="partition", schedule
            progress=False):
     """Checks, the example stream, the lazy shrink and the trace for one of ALGOS."""
     code = loss_code(loss)
-    sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
+    sigma = l1_sigma(sigma)
     eta = check_positive("eta", eta)
     epochs = check_int("epochs", epochs)
     mc = METHODS[check_choice("method", method, tuple(METHODS))]
@@ -136,6 +144,7 @@ def run_l1(algo, X, y, *, sigma, eta, epochs, loss, method="partition", schedule
     rows, yf, classes = check_X_y(X, y, task=task)  # CSR (dense rows as a CSR view)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
+    check_steps("epochs", epochs * m, "epochs * m")
     n = rows.n_features
     w = np.zeros(n)
     last = np.zeros(n)

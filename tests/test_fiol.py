@@ -278,3 +278,12 @@ def test_solvers_follow_the_contract():
         assert np.mean(res.predict(X[60:]) == y[60:]) == pytest.approx(
             res.trace.test_metric[-1])
         assert res.params["sigma"] == 1e-3 and res.solver == f.__name__
+
+
+def test_solver_sigma_range_and_zero():
+    X, y = np.eye(3), np.array([1.0, 2.0, 3.0])
+    r = rlmlib.fiol(X, y, sigma=0, eta=1.0, epochs=1, loss="squared")  # implicit SGD
+    assert np.allclose(r.w, y / 2)     # one implicit step per coordinate: w = y/(1 + 1)
+    for bad in (1e-310, 1e300):
+        with pytest.raises(ValueError, match="sigma must be at"):
+            rlmlib.comid(X, y, sigma=bad, eta=1.0, epochs=1, loss="squared")
