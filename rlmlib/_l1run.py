@@ -12,9 +12,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_choice, check_int, check_interval, check_positive, check_seed,
-                      check_sigma, check_steps, check_test_set, check_X_y, n_rows,
-                      sigma_keyword, unsigned_index)
+from ._checks import (check_choice, check_int, check_interval, check_positive, check_scale,
+                      check_seed, check_sigma, check_steps, check_test_set, check_X_y,
+                      max_row_norm, n_rows, sigma_keyword, unsigned_index)
 from ._l1 import settle, soft
 from ._order import ExampleStream, check_order
 from ._prefetch import prefetch_ahead
@@ -23,7 +23,7 @@ from ._runner import check_checkpoints, holdout_metric, run_checkpointed
 from .comid import comid_row
 from .fiol import METHODS, pivot_state, step_row
 from .isgd import isgd_row
-from .losses import loss_code, loss_task, loss_values
+from .losses import LOSSES, NAMES, loss_code, loss_deriv, loss_task, loss_values
 from .objective import decision_function_rows
 from .sgd_l1 import sgd_l1_row
 
@@ -74,6 +74,41 @@ def settled(w, last, U):
     for j in range(w.shape[0]):
         out[j] = soft(w[j], U - last[j])
     return out
+
+
+def _check_scale(algo, rows, y, code, sigma, eta_sum):
+    """The data-scale bounds of the l1 methods (the shared ``_checks.check_scale``), with a
+    bound W on ||w_t|| over the run from w_0 = 0, R = max ||x_i||, E = sum of the eta_t:
+
+    - fiol: w+ = prox_{eta F_t}(w), F_t = loss_t + sigma ||.||_1, and a prox moves 0 by at
+      most eta times the smallest subgradient of F_t at 0, |l'(0; y)| ||x|| (prox is
+      non-expansive): W = E R G0 with G0 = max_i |l'(0; y_i)|.
+    - isgd: the same for its loss step, plus its l1 subgradient step eta sigma sqrt(n):
+      W = E (R G0 + sigma sqrt(n)).
+    - comid, sgd_l1 for losses with |l'| <= 1: W = E (R + sigma sqrt(n)) (sgd_l1) or E R.
+      For the other losses the explicit methods have no a-priori bound (large rates diverge);
+      their overflow is caught by the divergence check instead.
+    """
+    R = max_row_norm(rows)
+    if not math.isfinite(R):
+        return check_scale(rows, y, code, 1.0, "1", algo)  # raises its clear message
+    n = rows.n_features
+    name = NAMES[code]
+    if algo in ("fiol", "isgd"):
+        ys = np.unique(y) if LOSSES[name]["task"] == "binary" else np.array([0.0, 1.0])
+        g0 = max(abs(loss_deriv(code, 0.0, float(v))) for v in ys)
+        if LOSSES[name]["task"] == "regression" and code == loss_code("squared"):
+            g0 = float(np.max(np.abs(y))) if y.size else 0.0
+        extra = sigma * math.sqrt(n) if algo == "isgd" else 0.0
+        W = eta_sum * (R * g0 + extra)
+        why = "sum(eta_t) (max||x|| |l'(0)|" + (" + sigma sqrt(n))" if extra else ")")
+    elif math.isfinite(LOSSES[name]["lipschitz"]):
+        extra = sigma * math.sqrt(n) if algo == "sgd_l1" else 0.0
+        W = eta_sum * (R * LOSSES[name]["lipschitz"] + extra)
+        why = "sum(eta_t) (max||x||" + (" + sigma sqrt(n))" if extra else ")")
+    else:
+        return R
+    return check_scale(rows, y, code, W, why, algo)
 
 
 def l1_sigma(sigma):
@@ -144,7 +179,9 @@ def run_l1(algo, X, y, *, sigma, eta, epochs, loss, method="partition", schedule
     rows, yf, classes = check_X_y(X, y, task=task)  # CSR (dense rows as a CSR view)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
-    check_steps("epochs", epochs * m, "epochs * m")
+    total = check_steps("epochs", epochs * m, "epochs * m")
+    eta_sum = eta * total if sched == 0 else eta * 2.0 * math.sqrt(total)
+    _check_scale(algo, rows, yf, code, sigma, eta_sum)
     n = rows.n_features
     w = np.zeros(n)
     last = np.zeros(n)

@@ -287,3 +287,14 @@ def test_solver_sigma_range_and_zero():
     for bad in (1e-310, 1e300):
         with pytest.raises(ValueError, match="sigma must be at"):
             rlmlib.comid(X, y, sigma=bad, eta=1.0, epochs=1, loss="squared")
+
+
+def test_data_scale_is_checked_before_running():
+    X = np.eye(3) * 1e200
+    y = np.array([1.0, -1.0, 1.0])
+    for f in (rlmlib.fiol, rlmlib.isgd, rlmlib.comid, rlmlib.sgd_l1):
+        with pytest.raises(ValueError, match="X is too large for"):
+            f(X, y, sigma=0.1, eta=1.0, epochs=2, loss="logistic")
+    # squared loss: the explicit methods have no a-priori bound; the run detects divergence
+    with pytest.raises(FloatingPointError, match="diverged"):
+        rlmlib.comid(np.eye(3) * 1e100, y, sigma=0.1, eta=1.0, epochs=3, loss="squared")
