@@ -45,3 +45,6 @@ def __getattr__(name):
             if e.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .svmsgd2 import svmsgd2  # noqa: E402
+from .sgdqn import sgdqn  # noqa: E402
+from .olbfgs import olbfgs  # noqa: E402
