@@ -341,3 +341,34 @@ def test_bad_variant_memory_and_lam():
         svmsgd2(X, y, sigma=0.1, epochs=1, skip=1.5)
     with pytest.raises(TypeError, match="sigma="):
         sgdqn(X, y, lam=0.1, epochs=1)
+
+
+BOUNDS_CODE = """
+import numpy as np, scipy.sparse as sp, rlmlib
+rng = np.random.default_rng(0)
+X = rng.standard_normal((30, 6)); y = np.where(X[:, 0] > 0, 1, -1)
+Xs = sp.random(30, 50, density=0.2, format="csr", random_state=1)
+for A in (X, Xs):
+    for epochs in (1, 2):
+        for skip in (1, 3, 100):
+            rlmlib.svmsgd2(A, y, sigma=0.1, epochs=epochs, t0=10.0, skip=skip,
+                           n_checkpoints=7)
+            for v in ("corrected", "2009"):
+                rlmlib.sgdqn(A, y, sigma=0.1, epochs=epochs, t0=10.0, skip=skip,
+                             variant=v, n_checkpoints=7)
+        rlmlib.olbfgs(A, y, sigma=0.1, epochs=epochs, t0=10.0, memory=3, n_checkpoints=7)
+    rlmlib.sgdqn(A, y, sigma=0.1, epochs=1)          # the t0 selection on a subset
+print("ok")
+"""
+
+
+def test_kernels_in_bounds(tmp_path):
+    """Every kernel and the look-ahead prefetch, with numba's bounds checking on."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", BOUNDS_CODE], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
