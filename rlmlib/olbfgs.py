@@ -18,6 +18,8 @@ the regularizer and s_t.y_t >= sigma ||s_t||^2 > 0: the update is always defined
 costs O(memory n) dense operations whatever the sparsity of x: the price the SGD-QN paper
 says cancels oLBFGS's gain per epoch.
 """
+import math
+
 import numpy as np
 from numba import njit
 
@@ -88,17 +90,21 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             w[j] += s_j
             ss += s_j * s_j
         d_new = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
-        if ss > 0.0:
-            sy = 0.0
-            for j in range(n):
-                Y[new, j] = sigma * S[new, j]
-            axpy(data, indices, a, b, Y[new], d_new - d, dense)
-            for j in range(n):
-                sy += S[new, j] * Y[new, j]
-            rho[new] = 1.0 / sy
+        for j in range(n):
+            Y[new, j] = sigma * S[new, j]
+        axpy(data, indices, a, b, Y[new], d_new - d, dense)
+        sy = 0.0
+        yy = 0.0
+        for j in range(n):
+            sy += S[new, j] * Y[new, j]
+            yy += Y[new, j] * Y[new, j]
+        if ss > 0.0 and sy > 0.0 and yy > 0.0 and sy < math.inf and yy < math.inf:
+            rho[new] = 1.0 / sy                       # keep the pair
             head = new
             if K < M:
                 K += 1
+        elif K == M:                                  # its slot held the oldest pair: drop it
+            K = M - 1
         t += 1
     state[0] = K
     state[1] = head
