@@ -76,7 +76,7 @@ bench: $(STAMP)
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
 # (about an hour each on two cores). A copy of the chapter is executed: jupytext refuses to
 # write back a source that was edited during the run. Commit the JSON file afterwards.
-RECORDED_CHAPTERS := chapters/pegasos/experiments.md
+RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md
 record: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record] commit rlmlib first: the record names the commit it ran"; exit 1; }
 	@for f in $(RECORDED_CHAPTERS); do \
