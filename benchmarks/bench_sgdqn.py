@@ -112,13 +112,16 @@ def main():
     report("plain SGD, dense regularization at every step (1 run)", sgd)
     sk, mv = t["scikit-learn SGDClassifier"], t["one SpMV X @ w"]
     print("\nratios (same run):")
-    print(f"  svmsgd2 / SGDClassifier per pass           {t['SVMSGD2'] / sk:6.3f}  (goal <= 1.0)")
+    print(f"  svmsgd2 / SGDClassifier per pass           {t['SVMSGD2'] / sk:6.3f}  "
+          "(goal <= 1.0)")
     print(f"  sgdqn corrected / svmsgd2                   "
           f"{t['SGD-QN corrected'] / t['SVMSGD2']:6.3f}  (goal <= 1.5; paper 1.85)")
-    print(f"  sgdqn 2009 / svmsgd2                        {t['SGD-QN 2009'] / t['SVMSGD2']:6.3f}")
+    print(f"  sgdqn 2009 / svmsgd2                        "
+          f"{t['SGD-QN 2009'] / t['SVMSGD2']:6.3f}")
     print(f"  cyclic: sgdqn corrected / svmsgd2           "
           f"{tc['SGD-QN corrected'] / tc['SVMSGD2']:6.3f}")
-    print(f"  cyclic: svmsgd2 / one SpMV                  {tc['SVMSGD2'] / mv:6.3f}  (goal <= 2)")
+    print(f"  cyclic: svmsgd2 / one SpMV                  {tc['SVMSGD2'] / mv:6.3f}  "
+          "(goal <= 2)")
     print(f"  SGD (skip=1) / svmsgd2                      "
           f"{sgd['SGD (svmsgd2, skip=1)'] / t['SVMSGD2']:6.1f}  (paper 184)")
     del d, X, y

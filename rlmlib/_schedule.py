@@ -151,6 +151,7 @@ class Problem:
         self.epochs = check_int("epochs", epochs)
         self.seed = check_seed(seed)
         self.order = check_order(order)
+        self.look_ahead = self.order != "cyclic"  # storage order: the hardware streams it
         self.n_checkpoints = check_checkpoints(n_checkpoints)
         self.task = loss_task(loss)
         if self.task != "binary":

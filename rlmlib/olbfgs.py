@@ -31,7 +31,7 @@ from .losses import loss_deriv
 
 @njit(cache=True)
 def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, order, start,
-                 stop, t_first, sigma, t0, code, dense):
+                 stop, t_first, sigma, t0, code, dense, look_ahead=True):
     """oLBFGS steps on examples order[start:stop]. S, Y: (memory, n) ring buffers of the
     pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest]."""
     M = S.shape[0]
@@ -41,7 +41,8 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
     t = t_first
     for kk in range(start, stop):
         i = order[kk]
-        prefetch_ahead(data, indices, indptr, order, kk, stop, not dense)
+        if look_ahead:  # not for storage order: the hardware streams it
+            prefetch_ahead(data, indices, indptr, order, kk, stop, not dense)
         a = indptr[i]
         b = indptr[i + 1]
         d = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
@@ -121,11 +122,11 @@ class _Run:
         self.state = np.array([0.0, float(memory - 1)])
         self.g, self.q, self.alpha = np.zeros(n), np.zeros(n), np.zeros(memory)
 
-    def steps(self, rows, y, indices, indptr, idx, start, stop, t):
+    def steps(self, rows, y, indices, indptr, idx, start, stop, t, look_ahead=True):
         p = self.p
         olbfgs_steps(rows.data, indices, indptr, y, self.w, self.S, self.Y, self.rho,
                      self.state, self.g, self.q, self.alpha, idx, start, stop, t, p.sigma,
-                     self.t0, p.code, p.dense)
+                     self.t0, p.code, p.dense, look_ahead)
 
 
 @sigma_keyword
@@ -189,7 +190,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, see
             run = _Run(p, memory, t0_try)
             m = rows.indptr.shape[0] - 1
             run.steps(rows, ys, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
-                      np.arange(m, dtype=np.uint64), 0, m, 0)
+                      np.arange(m, dtype=np.uint64), 0, m, 0, False)
             return run.w
 
         secs, (t0, table) = timed(select_t0, one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
@@ -198,7 +199,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, see
     indices, indptr = p.unsigned()
 
     def steps(idx, start, stop, t):
-        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t)
+        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
               "t0": t0, "t0_selected": selected, "seed": p.seed, "order": p.order}

@@ -51,7 +51,7 @@ R_MIN, R_MAX = 0.1, 100.0
 
 @njit(cache=True)
 def sgdqn2009_steps(data, indices, indptr, y, w, B, state, scratch, order, start, stop,
-                    t_first, sigma, t0, skip, code, dense):
+                    t_first, sigma, t0, skip, code, dense, look_ahead=True):
     """Fig. 2 of the 2009 paper on examples order[start:stop].
 
     state = [count, r, updateB]; scratch holds at least max-row-length floats."""
@@ -62,7 +62,8 @@ def sgdqn2009_steps(data, indices, indptr, y, w, B, state, scratch, order, start
     t = t_first
     for k in range(start, stop):
         i = order[k]
-        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
+        if look_ahead:  # not for storage order: the hardware streams it
+            prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
         a = indptr[i]
         b = indptr[i + 1]
         z = dot(data, indices, a, b, w, dense)
@@ -109,7 +110,7 @@ def sgdqn2009_steps(data, indices, indptr, y, w, B, state, scratch, order, start
 
 @njit(cache=True)
 def sgdqn_corrected_steps(data, indices, indptr, y, w, w1, B, state, scratch, order, start,
-                          stop, t_first, sigma, skip, code, dense):
+                          stop, t_first, sigma, skip, code, dense, look_ahead=True):
     """The corrected SGD-QN on examples order[start:stop] (t counts from 1).
 
     state = [count, updateB, t_last]; scratch holds at least max-row-length floats."""
@@ -120,7 +121,8 @@ def sgdqn_corrected_steps(data, indices, indptr, y, w, w1, B, state, scratch, or
     t = t_first
     for k in range(start, stop):
         i = order[k]
-        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
+        if look_ahead:  # not for storage order: the hardware streams it
+            prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
         a = indptr[i]
         b = indptr[i + 1]
         t += 1
@@ -180,16 +182,16 @@ class _Run:
             self.w1 = np.zeros(p.n)
             self.state = np.array([float(skip), 0.0, 0.0])
 
-    def steps(self, rows, y, indices, indptr, idx, start, stop, t):
+    def steps(self, rows, y, indices, indptr, idx, start, stop, t, look_ahead=True):
         p = self.p
         if self.variant == "2009":
             sgdqn2009_steps(rows.data, indices, indptr, y, self.w, self.B, self.state,
                             self.scratch, idx, start, stop, t, p.sigma, self.t0, self.skip,
-                            p.code, p.dense)
+                            p.code, p.dense, look_ahead)
         else:
             sgdqn_corrected_steps(rows.data, indices, indptr, y, self.w, self.w1, self.B,
                                   self.state, self.scratch, idx, start, stop, t, p.sigma,
-                                  self.skip, p.code, p.dense)
+                                  self.skip, p.code, p.dense, look_ahead)
 
     def B_effective(self, t):
         """(t + t0) times the gain of coordinate i after t steps: B for 2009 (its gain is
@@ -270,7 +272,7 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
             run = _Run(p, variant, t0_try, skip)
             m = rows.indptr.shape[0] - 1
             run.steps(rows, ys, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
-                      np.arange(m, dtype=np.uint64), 0, m, 0)
+                      np.arange(m, dtype=np.uint64), 0, m, 0, False)
             return run.w
 
         secs, (t0, table) = timed(select_t0, one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
@@ -281,7 +283,7 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     history = []
 
     def steps(idx, start, stop, t):
-        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t)
+        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
         done[0] = t + (stop - start)
 
     def on_checkpoint():

@@ -1,4 +1,4 @@
-"""SVMSGD2 (Bordes, Bottou and Gallinari 2009, Fig. 1): SGD with a scheduled regularization step.
+"""SVMSGD2 (Bordes, Bottou and Gallinari 2009, Fig. 1): SGD with scheduled regularization.
 
 Minimizes F(w) = (sigma/2)||w||^2 + (1/m) sum_i loss(<w, x_i>, y_i). The paper's lambda is
 our sigma. At global step t = 0, 1, 2, ... with example (x, y):
@@ -28,13 +28,14 @@ from .losses import loss_deriv
 
 @njit(cache=True)
 def svmsgd2_steps(data, indices, indptr, y, w, state, order, start, stop, t_first, sigma,
-                  t0, skip, code, dense):
+                  t0, skip, code, dense, look_ahead=True):
     """SVMSGD2 steps on examples order[start:stop]; state[0] is the countdown ``count``."""
     count = state[0]
     t = t_first
     for k in range(start, stop):
         i = order[k]
-        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
+        if look_ahead:  # not for storage order: the hardware streams it
+            prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
         a = indptr[i]
         b = indptr[i + 1]
         z = dot(data, indices, a, b, w, dense)       # z = <w_t, x>
@@ -57,7 +58,7 @@ def _one_pass(p, skip):
         order = np.arange(m, dtype=np.uint64)
         svmsgd2_steps(rows.data, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
                       y, w, np.array([float(skip)]), order, 0, m, 0, p.sigma, t0, skip,
-                      p.code, p.dense)
+                      p.code, p.dense, False)
         return w
     return run
 
@@ -134,7 +135,7 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
 
     def steps(idx, start, stop, t):
         svmsgd2_steps(p.rows.data, indices, indptr, p.y, w, state, idx, start, stop, t,
-                      p.sigma, t0, skip, p.code, p.dense)
+                      p.sigma, t0, skip, p.code, p.dense, p.look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "t0": t0,
               "t0_selected": selected, "skip": skip, "skip_default": skip_default,
