@@ -50,3 +50,6 @@ from .comid import comid  # noqa: E402
 from .isgd import isgd  # noqa: E402
 from .sgd_l1 import sgd_l1  # noqa: E402
 from ._l1run import l1_objective  # noqa: E402
+from .svmsgd2 import svmsgd2  # noqa: E402
+from .sgdqn import sgdqn  # noqa: E402
+from .olbfgs import olbfgs  # noqa: E402
