@@ -23,6 +23,16 @@ from .reference import lbfgs  # noqa: E402
 from .sgd import sgd  # noqa: E402
 from .pegasos import pegasos  # noqa: E402
 from .pgs import pgs  # noqa: E402
+# SGD, SVMSGD2 and SGD-QN
+from .svmsgd2 import svmsgd2  # noqa: E402
+from .sgdqn import sgdqn  # noqa: E402
+from .olbfgs import olbfgs  # noqa: E402
+# Fully implicit online learning
+from .fiol import fiol, fiol_step  # noqa: E402
+from .comid import comid  # noqa: E402
+from .isgd import isgd  # noqa: E402
+from .sgd_l1 import sgd_l1  # noqa: E402
+from ._l1run import l1_objective  # noqa: E402
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
 _LAZY = {
@@ -45,11 +55,3 @@ def __getattr__(name):
             if e.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-from .fiol import fiol, fiol_step  # noqa: E402
-from .comid import comid  # noqa: E402
-from .isgd import isgd  # noqa: E402
-from .sgd_l1 import sgd_l1  # noqa: E402
-from ._l1run import l1_objective  # noqa: E402
-from .svmsgd2 import svmsgd2  # noqa: E402
-from .sgdqn import sgdqn  # noqa: E402
-from .olbfgs import olbfgs  # noqa: E402
