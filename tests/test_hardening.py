@@ -331,3 +331,23 @@ def test_as_rows_still_accepts_every_sound_format():
             sp.csr_matrix((r.data, r.indices, r.indptr), shape=X.shape).toarray(),
             X.toarray(), err_msg=fmt)
     assert ref.indices.dtype == np.int32
+
+
+def test_findings_of_the_property_suite():
+    # sgd on the squared loss diverging only in its objective: raised by the call itself,
+    # not later when the lazy end objective is first read
+    X = np.array([[3.45584192e149], [0.0]])
+    with pytest.raises(FloatingPointError, match="^sgd diverged"):
+        sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared")
+    # an m beyond numpy's int64 draws: the argument is named
+    with pytest.raises(ValueError, match="^m must be an integer in"):
+        sample_indices(10 ** 30, 1, 10)
+    # PGS on subnormal data divided by zero in its rescaling: rejected by the shared check
+    with pytest.raises(ValueError, match="^X holds a subnormal value"):
+        pgs(np.array([[1.255e-321], [-1.319e-321]]), [1, -1], p=2.0, sigma=1e-4, T=30)
+    # the conjugate on a ball returned NaN (inf - inf) where the true value overflows
+    assert rlmlib.pnorm.r_conjugate(np.array([1.26e307]), 2.0, radius=1e300) == math.inf
+    # mse overflowing in its sum of squares: inf without a warning, exact when representable
+    assert rlmlib.mse(np.array([[1e-21]]), [1.0], np.array([-1e300])) == math.inf
+    assert rlmlib.mse(np.array([[1e150], [0.0]]), [0.0, 0.0], np.ones(1)) == \
+        pytest.approx(0.5e300)
