@@ -72,6 +72,35 @@ def test_embedded_default_is_identical_to_serial_and_in_grid_order():
     assert same_result(sw2.results[1], rlmlib.pgs(X, y, **fixed, sigma=0.1, seed=1))
 
 
+def where_numba_caches():
+    """A task reporting numba's cache directory; defined in a function, so that it is sent
+    by value (workers of the external cluster cannot import this test module)."""
+    def numba_cache_dir(X, y, *, seed):
+        import numba
+
+        return numba.config.CACHE_DIR
+
+    return numba_cache_dir
+
+
+def test_embedded_workers_use_the_projects_numba_cache():
+    X, y = make_binary(m=20, n=3)
+    sw = sweep(where_numba_caches(), X, y, grid={"seed": range(4)}, progress=False)
+    assert set(sw.results) == {os.environ["NUMBA_CACHE_DIR"]}
+    assert len(sw.workers) >= 1
+
+
+def test_lazy_end_objective_comes_back_settled_and_equal():
+    """With n_checkpoints=None the end objective is computed on first access; a result that
+    travelled from a worker has it settled, equal to the serial run's."""
+    X, y = make_binary(m=150, n=5, seed=4)
+    fixed = dict(p=2.0, sigma=0.1, T=500, loss="logistic")
+    sw = sweep(rlmlib.pgs, X, y, grid={"seed": [0, 1]}, fixed=fixed, progress=False)
+    for point, res in zip(sw.points, sw.results):
+        assert not res.trace.lazy
+        assert same_result(res, rlmlib.pgs(X, y, **fixed, **point))
+
+
 def test_data_are_scattered_once_not_shipped_with_every_task():
     """Every task on a worker sees the same X object (a copy shipped with each task would be
     a new object each time; the list keeps them alive, so ids cannot be reused)."""
@@ -188,8 +217,8 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         time.sleep(0.3)
         return rlmlib.pgs(X, y, **kw)
 
-    env = dict(os.environ, PYTHONPATH=str(REPO), DASK_LOGGING__DISTRIBUTED="error",
-               NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(REPO / ".numba_cache")))
+    env = dict(os.environ, PYTHONPATH=str(REPO), DASK_LOGGING__DISTRIBUTED="error")
+    env.pop("NUMBA_CACHE_DIR", None)     # the workers' `import rlmlib` sets the project's
     sched_file = tmp_path / "scheduler.json"
     dask = [sys.executable, "-m", "dask"]
     procs = []
@@ -258,6 +287,9 @@ def test_real_scheduler_and_workers_survive_a_killed_worker(tmp_path):
         assert killed and all(r.worker != victim for r in killed)  # run again elsewhere
         for r in sw:
             assert same_result(r.result, rlmlib.pgs(X, y, **fixed, seed=r.point["seed"]))
+        cache = sweep(where_numba_caches(), X, y, grid={"seed": [0, 1]}, scheduler=address,
+                      progress=False)
+        assert set(cache.results) == {str(REPO / ".numba_cache")}
     finally:
         pgids = [p.pid for p in procs]
         for p in procs:
