@@ -137,16 +137,16 @@ def _coef(p, q, sigma, radius, t, state):
     if S <= 0.0:
         return 0.0
     scale = state[0]
-    norm_q = scale * S ** (1.0 / q)                            # ||theta||_q
-    if q == 2.0:
-        K = scale / (t * sigma)
-    else:
-        K = (p - 1.0) * scale * S ** ((2.0 - q) / q) / (t * sigma)
     if radius > 0.0:
+        norm_q = scale * S ** (1.0 / q)                        # ||theta||_q
         norm_w = (p - 1.0) * norm_q / (t * sigma)              # ||w||_p before the ball
         if norm_w > radius:
-            K *= radius / norm_w
-    return K
+            # on the sphere K = radius S^((1-q)/q): scale and t sigma cancel, so K does not
+            # overflow where the unconstrained K would (huge theta, tiny u = |th|^(q-1))
+            return radius * S ** ((1.0 - q) / q)
+    if q == 2.0:
+        return scale / (t * sigma)
+    return (p - 1.0) * scale * S ** ((2.0 - q) / q) / (t * sigma)
 
 
 @njit(cache=True, inline="always")
