@@ -296,9 +296,10 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
 
 def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
-    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
+    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in [1.0001, 2].
 
-    Parameters: ``p`` in [1.0001, 2] (pnorm.P_MIN); ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    Parameters: ``p`` in [1.0001, 2] (``pnorm.P_MIN``, DESIGN.md "Validated ranges");
+    ``sigma`` in [2^-1022, 2^960]; ``T`` steps of ``k`` examples (drawn uniformly
     with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
     (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
     (None: no constraint, except for 'squared', where the default is
