@@ -316,7 +316,7 @@ def _as_float(v):
 
 
 def _show_number(v):
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(int(v)) > 2 ** 64:
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(int(v)) > 2 ** 1023:
         return f"an integer of {len(str(abs(int(v))))} digits (beyond the double range)"
     return _show(v)
 

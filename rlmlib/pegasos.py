@@ -33,7 +33,7 @@ from .objective import row_dot
 def sample_indices(m, k, T, seed=0, order="replacement"):
     """The (T, k) example indices that ``pegasos`` and ``pgs`` use with this seed and order
     (row t-1 is the batch A_t). For replaying a run step by step, e.g. in the chapter."""
-    m, k, T = check_int("m", m), check_int("k", k), check_int("T", T)
+    m, k, T = check_int("m", m, 1, 2 ** 53), check_int("k", k), check_int("T", T)
     check_memory("T", T, 16 * T * k, "a (T, k) array of indices")
     stream = ExampleStream(m, check_order(order, ORDERS), check_seed(seed))
     return stream.take(T * k).astype(np.int64).reshape(T, k)

@@ -137,16 +137,16 @@ def _coef(p, q, sigma, radius, t, state):
     if S <= 0.0:
         return 0.0
     scale = state[0]
-    norm_q = scale * S ** (1.0 / q)                            # ||theta||_q
-    if q == 2.0:
-        K = scale / (t * sigma)
-    else:
-        K = (p - 1.0) * scale * S ** ((2.0 - q) / q) / (t * sigma)
     if radius > 0.0:
+        norm_q = scale * S ** (1.0 / q)                        # ||theta||_q
         norm_w = (p - 1.0) * norm_q / (t * sigma)              # ||w||_p before the ball
         if norm_w > radius:
-            K *= radius / norm_w
-    return K
+            # on the sphere K = radius S^((1-q)/q): scale and t sigma cancel, so K does not
+            # overflow where the unconstrained K would (huge theta, tiny u = |th|^(q-1))
+            return radius * S ** ((1.0 - q) / q)
+    if q == 2.0:
+        return scale / (t * sigma)
+    return (p - 1.0) * scale * S ** ((2.0 - q) / q) / (t * sigma)
 
 
 @njit(cache=True, inline="always")
@@ -296,9 +296,10 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
 
 def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
-    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
+    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in [1.0001, 2].
 
-    Parameters: ``p`` in [1.0001, 2] (pnorm.P_MIN); ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    Parameters: ``p`` in [1.0001, 2] (``pnorm.P_MIN``, DESIGN.md "Validated ranges");
+    ``sigma`` in [2^-1022, 2^960]; ``T`` steps of ``k`` examples (drawn uniformly
     with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
     (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
     (None: no constraint, except for 'squared', where the default is

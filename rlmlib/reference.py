@@ -23,7 +23,7 @@ from ._checks import check_int, check_positive, check_scale, check_sigma, check_
 from ._result import Result, Trace
 from ._runner import holdout_metric
 from .losses import SMOOTH, loss_code, loss_task
-from .objective import check_p, mean_loss_grad
+from .objective import check_p, mean_loss_grad, sigma_r
 from .pnorm import _grad_phi, _phi, _scaled_norm
 
 
@@ -68,7 +68,9 @@ def _check_scale(rows, yf, code, p, sigma, w_init):
     if not math.isfinite(f0):
         raise ValueError(f"w0 is too large: the objective at w0 is beyond the double range")
     W = 4.0 * math.sqrt(2.0 * (p - 1.0) * f0 / sigma)
-    check_scale(rows, yf, code, W, "4 sqrt(2 (p-1) F(w0) / sigma)", "lbfgs")
+    # L-BFGS-B forms inner products of steps (||w||^2): they must stay finite too
+    check_scale(rows, yf, code, W, "4 sqrt(2 (p-1) F(w0) / sigma)", "lbfgs",
+                ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
 
 
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
@@ -106,12 +108,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
 
     def fun(w):
         f = mean_loss_grad(rows.data, rows.indices, rows.indptr, w, yf, code, grad)
-        if p == 2.0:
-            f += sigma * 0.5 * float(w @ w)
-            gr = sigma * w
-        else:
-            f += sigma * _phi(w, p)
-            gr = sigma * _grad_phi(w, p, np.empty_like(w))
+        f += sigma_r(w, sigma, p)  # finite whenever sigma r(w) is (r(w) alone may not be)
+        gr = sigma * w if p == 2.0 else sigma * _grad_phi(w, p, np.empty_like(w))
         g = grad + gr
         last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1,
                     parts=(_dual_norm(grad, p), _dual_norm(gr, p)))
@@ -130,13 +128,15 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
     f0, g0 = fun(w_init)
     last["nfev"] = 0  # the starting evaluation is a checkpoint, not solver work
     record(0, w_init, f0)
-    state = {"it": 0, "bound": np.inf}
+    state = {"it": 0, "bound": np.inf, "last": w_init.copy()}
 
     def callback(intermediate_result):
         now = time.perf_counter()
         clock["solver"] += now - clock["since"]
         state["it"] += 1
         w = intermediate_result.x
+        if np.isfinite(w).all():
+            state["last"] = w.copy()  # L-BFGS-B's accepted iterates decrease F
         f = float(intermediate_result.fun)
         if not np.array_equal(last["x"], w):
             fun(w)
@@ -152,6 +152,9 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
                    options={"maxiter": max_iter, "maxfun": 10 * max_iter, "maxcor": memory,
                             "ftol": 0.0, "gtol": 0.0})
     w = np.asarray(opt.x, dtype=np.float64)
+    lost = not np.isfinite(w).all()
+    if lost:  # L-BFGS-B's line search left the double range: keep its last finite iterate
+        w = state["last"]
     f, g = fun(w)
     bound, converged, reason = _certify(g, last["parts"], sigma, p, f, tol)
     if converged:
@@ -161,7 +164,9 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
         message = (f"not converged: the certified bound {bound:.3g} on F(w) - F* is above "
                    f"tol * |F(w)| = {tol * abs(f):.3g}; L-BFGS-B stopped with: "
                    f"{'' if state.get('certified') else opt.message}"
-                   + ("" if reason is None else f"; {reason}"))
+                   + ("" if reason is None else f"; {reason}")
+                   + ("; its last point was not finite, the last finite iterate is returned"
+                      if lost else ""))
     if state["it"] == 0 or objs[-1] != f:
         clock["solver"] += max(0.0, time.perf_counter() - clock["since"])
         record(state["it"], w, f)

@@ -99,15 +99,17 @@ def _check_scale(rows, y, sigma, t0, code):
     min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
     Other losses have no such bound on the iterates; the minimizer's, ||w*|| <=
     sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
-    check."""
+    check. Returns (R, R W), used by _settle_if_diverging."""
     from .losses import LOSSES, NAMES, loss_values
     R = max_row_norm(rows)
     if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
-        check_scale(rows, y, code, R / (sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))",
-                    "sgd")
+        W = R / (sigma * min(1.0, t0))
+        check_scale(rows, y, code, W, "max||x|| / (sigma min(1, t0))", "sgd")
     else:
         F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
-        check_scale(rows, y, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", "sgd")
+        W = math.sqrt(2.0 * F0 / sigma)
+        check_scale(rows, y, code, W, "sqrt(2 F(0) / sigma)", "sgd")
+    return R, max(R * W, 1.0)   # margins beyond R W mean the run left the validated range
 
 
 @sigma_keyword
@@ -185,7 +187,7 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
     check_steps("epochs", epochs * m, "epochs * m")
-    _check_scale(rows, yf, sigma, t0, code)
+    zmax = _check_scale(rows, yf, sigma, t0, code)
 
     v = np.zeros(rows.n_features)
     state = np.ones(1)  # state[0] = s, w = s v
@@ -232,6 +234,18 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,
                              desc="sgd", test_metric_name="mse" if task == "regression"
                              else "accuracy")
+    _settle_if_diverging(trace, get_w(), zmax)
     params = {"sigma": sigma, "epochs": epochs, "loss": loss, "t0": t0,
               "t0_heuristic": heuristic, "seed": seed, "order": order}
     return Result(w=get_w(), solver="sgd", params=params, trace=trace, classes=classes)
+
+
+def _settle_if_diverging(trace, w, zmax):
+    """With a lazy end objective (n_checkpoints=None) divergence that overflows only the
+    objective (not w) would surface when res.objective is first read. When max||x|| ||w||
+    (zmax[0] * ||w||, O(n)) exceeds the margin bound zmax[1] of the validated range, the end
+    is evaluated now, so that sgd itself raises FloatingPointError('sgd diverged ...')."""
+    R, bound = zmax
+    M = float(np.max(np.abs(w))) if w.size else 0.0
+    if M > 0.0 and R * (M * float(np.linalg.norm(w / M))) > bound:
+        trace.objective  # settles the lazy end: evaluate() raises if it overflowed

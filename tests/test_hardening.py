@@ -331,3 +331,44 @@ def test_as_rows_still_accepts_every_sound_format():
             sp.csr_matrix((r.data, r.indices, r.indptr), shape=X.shape).toarray(),
             X.toarray(), err_msg=fmt)
     assert ref.indices.dtype == np.int32
+
+
+def test_findings_of_the_property_suite():
+    # sgd on the squared loss diverging only in its objective: raised by the call itself,
+    # not later when the lazy end objective is first read
+    X = np.array([[3.45584192e149], [0.0]])
+    with pytest.raises(FloatingPointError, match="^sgd diverged"):
+        sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared")
+    # an m beyond numpy's int64 draws: the argument is named
+    with pytest.raises(ValueError, match="^m must be an integer in"):
+        sample_indices(10 ** 30, 1, 10)
+    # PGS on subnormal data divided by zero in its rescaling: rejected by the shared check
+    with pytest.raises(ValueError, match="^X holds a subnormal value"):
+        pgs(np.array([[1.255e-321], [-1.319e-321]]), [1, -1], p=2.0, sigma=1e-4, T=30)
+    # the conjugate on a ball returned NaN (inf - inf) where the true value overflows
+    assert rlmlib.pnorm.r_conjugate(np.array([1.26e307]), 2.0, radius=1e300) == math.inf
+    # mse overflowing in its sum of squares: inf without a warning, exact when representable
+    assert rlmlib.mse(np.array([[1e-21]]), [1.0], np.array([-1e300])) == math.inf
+    assert rlmlib.mse(np.array([[1e150], [0.0]]), [0.0, 0.0], np.ones(1)) == \
+        pytest.approx(0.5e300)
+
+
+def test_findings_of_the_long_property_run():
+    from rlmlib.pgs import pgs_iterates
+
+    # PGS on the sphere: the unconstrained factor K overflowed (huge theta, tiny
+    # u = |th|^(q-1)) and w became -inf, then NaN; on the ball K = B S^((1-q)/q)
+    X = np.array([[1.25730221e149], [-1.32104863e149]])
+    W = pgs_iterates(X, [1.0, -1.0], p=1.01, sigma=1e-4, at=list(range(1, 31)),
+                     loss="squared")
+    assert np.all(np.isfinite(W)) and np.all(np.abs(W) <= 10.0 * (1 + 1e-12))  # ball B = 10
+    assert np.sum(np.isclose(np.abs(W), 10.0, rtol=1e-12)) >= 20
+    # L-BFGS-B's line search produced a NaN point at a tiny sigma: the last finite iterate
+    # is returned and the message says so; at sigma = 2^-1022 ||w||^2 would overflow
+    X = np.array([[0.00012573], [-0.0001321]])
+    res = lbfgs(X, [1.0, -1.0], sigma=1e-250, loss="squared_hinge", p=1.5, max_iter=200)
+    assert np.all(np.isfinite(res.w)) and math.isfinite(res.objective)
+    assert res.objective == objective(X, [1.0, -1.0], res.w, sigma=1e-250,
+                                      loss="squared_hinge", p=1.5)
+    with pytest.raises(ValueError, match="L-BFGS-B's updates"):
+        lbfgs(X, [1.0, -1.0], sigma=SIGMA_MIN, loss="squared_hinge", p=1.5)

@@ -23,6 +23,7 @@ import math
 import os
 import re
 
+import mpmath as mp
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -264,6 +265,36 @@ def test_lbfgs(data, sigma, p, loss):
             assert fv >= f - 1e-10 * abs(f) - 1e-12 * abs(f), (fv, f)
 
 
+def _objective_mp(A, y, w, sigma, loss, p):
+    """F(w) in 40-digit arithmetic, with rlmlib's definitions (labels of a classification
+    loss mapped to -1/+1 in sorted order; the exponential loss continued by its tangent
+    below margin -600)."""
+    mp.mp.dps = 40
+    yv = np.asarray(y)
+    if loss in ("squared", "absolute"):
+        ys = [mp.mpf(float(v)) for v in yv]
+    else:
+        classes = np.unique(yv)
+        ys = [mp.mpf(1) if v == classes[1] else mp.mpf(-1) for v in yv]
+    total = mp.mpf(0)
+    for i in range(A.shape[0]):
+        z = mp.fsum(mp.mpf(float(a)) * mp.mpf(float(b)) for a, b in zip(A[i], w))
+        s = ys[i] * z
+        if loss == "hinge":
+            total += max(mp.mpf(0), 1 - s)
+        elif loss == "logistic":
+            total += mp.log1p(mp.exp(-s))
+        elif loss == "exponential":
+            total += mp.exp(-s) if s >= -600 else mp.exp(600) * (1 + (-600 - s))
+        elif loss == "squared":
+            total += (z - ys[i]) ** 2 / 2
+        else:
+            total += abs(z - ys[i])
+    P = mp.mpf(p)
+    reg = mp.fsum(abs(mp.mpf(float(v))) ** P for v in w) ** (2 / P) / (2 * (P - 1))
+    return mp.mpf(sigma) * reg + total / A.shape[0]
+
+
 @PROFILE
 @given(data=datasets(), w_scale=st.sampled_from([0, 1e-300, 1.0, 1e10, 1e150, 1e300, 1e308]),
        w_len=st.integers(-1, 1), sigma=sigmas(),
@@ -279,11 +310,15 @@ def test_objective_and_metrics(data, w_scale, w_len, sigma, loss, p):
     names = ["X", "y", "w", "sigma", "loss", "p"]
     f = outcome(lambda: objective(X, y, w, sigma=sigma, loss=loss, p=p), names)
     if f is not None:
-        # never NaN; inf only if a term is beyond the double range
-        assert not math.isnan(f)
-        if not math.isfinite(f):
-            assert w_scale >= 1e150 or sigma * 1e-300 > 1 or np.nanmax(np.abs(
-                np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float))) >= 1e150
+        # against 40-digit arithmetic: inf exactly when the true value exceeds the largest
+        # double, else equal to 1e-9 relative (never NaN)
+        A = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+        true = _objective_mp(A, y, w, sigma, loss, p)
+        if true > mp.mpf(np.finfo(float).max) * (1 + mp.mpf(1e-12)):
+            assert f == math.inf, (f, true)
+        else:
+            assert math.isfinite(f) and abs(mp.mpf(f) - true) <= 1e-9 * abs(true) + 1e-300, \
+                (f, true)
     z = outcome(lambda: rlmlib.decision_function(X, w), names)
     if z is not None:
         assert not np.any(np.isnan(z))
