@@ -67,7 +67,8 @@ def _settle(v, s, vv, project, radius):
 
 
 @njit(cache=True)
-def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, v, state, coef):
+def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, v, state, coef,
+                   look_ahead):
     """Steps t = t_begin+1 .. t_begin+len(batch)/k on w = s v; state = [s, ||v||^2]."""
     s = state[0]
     vv = state[1]
@@ -79,7 +80,8 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
         if k == 1 and t > 1:
             # the same step for a single example: one margin, then shrink and add
             i = batch[step]
-            prefetch_ahead(data, indices, indptr, batch, step, n_steps, True)
+            if look_ahead:
+                prefetch_ahead(data, indices, indptr, batch, step, n_steps, True)
             viol = y[i] * s * row_dot(data, indices, indptr[i], indptr[i + 1], v) < 1.0
             s *= 1.0 - 1.0 / t                               # shrink
             if viol:                                         # w <- w + eta y x
@@ -91,7 +93,8 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
         # A_t^+: margins y <w_t, x> = y s <v, x> of the whole batch at w_t
         for b in range(k):
             i = batch[step * k + b]
-            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
+            if look_ahead:
+                prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = row_dot(data, indices, indptr[i], indptr[i + 1], v)
             coef[b] = y[i] if y[i] * s * z < 1.0 else 0.0
         # shrink: w <- (1 - eta sigma) w = (1 - 1/t) w, in O(1) through s
@@ -185,7 +188,7 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     def advance(a, b):
         batch = stream.take((b - a) * k)  # uint64: see unsigned_index
         _pegasos_steps(rows.data, indices, indptr, yf, batch, k, sigma, a,
-                       bool(project), v, state, coef)
+                       bool(project), v, state, coef, order != "cyclic")
 
     def get_w():
         return state[0] * v

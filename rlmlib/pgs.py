@@ -163,7 +163,7 @@ def _move(th, u, q, n4, col, delta, S):
 
 @njit(cache=True)
 def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_begin, th, u,
-               state, coef, g, touched, mark):
+               state, coef, g, touched, mark, look_ahead):
     """Steps t = t_begin+1 .. t_begin+len(batch)/k. th = theta/scale, u = |th|^(q-1) sgn(th)
     (u is th itself at p = 2), state = [scale, S = sum |th|^q, updates since refresh]."""
     q = p / (p - 1.0)
@@ -177,7 +177,8 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
         # loss'(<w_{t-1}, x>, y) / k for the whole batch, before theta changes
         for b in range(k):
             i = batch[step * k + b]
-            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
+            if look_ahead:   # not for storage order: the hardware streams it
+                prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = 0.0
             for j in range(indptr[i], indptr[i + 1]):
                 z += data[j] * u[indices[j]]
@@ -260,7 +261,7 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     def advance(a, b):
         batch = stream.take((b - a) * k)  # uint64: see unsigned_index
         _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, a,
-                   th, u, state, coef, g, touched, mark)
+                   th, u, state, coef, g, touched, mark, order != "cyclic")
         done[0] = b
 
     def get_w():
