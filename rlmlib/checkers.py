@@ -111,8 +111,8 @@ def check_grad_conjugate(grad_conjugate):
         label = f"'{case}': theta={_describe(theta)}, p={p}"
         got = _call("grad_conjugate", label, grad_conjugate, theta.copy(), p)
         _compare_vectors("grad_conjugate", got, reference(theta, p), 1e-9, label)
-    return (f"grad_conjugate passed all {len(_grad_conjugate_cases())} inputs (relative error "
-            "below 1e-9 on every coordinate, p from 1.01 to 2).")
+    return (f"grad_conjugate passed all {len(_grad_conjugate_cases())} inputs "
+            "(relative error < 1e-9, p from 1.01 to 2).")
 
 
 def _ball_conjugate_cases():
@@ -275,5 +275,5 @@ def check_scaled_step(scaled_step):
                 f"scaled_step on input {label}: coordinate {i} of v changed from {v[i]:.17g} "
                 f"to {v_new[i]:.17g} although x[{i}] = 0: the shrink must go into s alone "
                 "(O(1)), not into v")
-    return (f"scaled_step passed all {len(cases)} inputs (s*v equals the SGD update to 1e-10 "
-            "relative, v untouched outside the support of x).")
+    return (f"scaled_step passed all {len(cases)} inputs (s*v is the SGD step to 1e-10, "
+            "v kept off x's support).")
