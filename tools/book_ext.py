@@ -55,7 +55,7 @@ def check_config(app, config) -> None:
 
 
 def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
-    """Drop repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
+    """Drop sphinx-thebe's scripts (they name a CDN) and repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
     (`const THEBE_JS_URL = ...`) twice (once with filename None, once with ""), and the second
     `const` declaration is a JavaScript SyntaxError on every page."""
     scripts = context.get("script_files")
@@ -63,6 +63,13 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
         return
     seen, unique = set(), []
     for js in scripts:
+        # sphinx-thebe's configuration names unpkg's CDN (THEBE_JS_URL) on every page, and
+        # sphinx-thebe.js only serves it; the thebe button is off (launch_buttons.thebe:
+        # false), so neither is needed, and no built page may name a CDN
+        body = str(getattr(js, "attributes", {}).get("body", ""))
+        if "unpkg.com" in body or str(getattr(js, "filename", js) or "").endswith(
+                "sphinx-thebe.js"):
+            continue
         # same file (or same inline body) and attributes, whatever the priority
         key = (str(getattr(js, "filename", js) or ""),
                tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())))
