@@ -104,7 +104,31 @@ def _grad_conjugate_cases():
 def check_grad_conjugate(grad_conjugate):
     """Exercise "implement the mirror map": ``grad_conjugate(theta, p)`` must return
     grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q-1), q = p/(p-1),
-    to relative accuracy 1e-9 on every coordinate, also for p = 1.01 and |theta_i| = 1e300."""
+    to relative accuracy 1e-9 on every coordinate, also for p = 1.01, |theta_i| = 1e300 and
+    theta = 0.
+
+    Parameters
+    ----------
+    grad_conjugate : callable(theta, p) -> ndarray
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers, pnorm
+    >>> print(checkers.check_grad_conjugate(pnorm.grad_conjugate))  # doctest: +ELLIPSIS
+    grad_conjugate passed all ...
+    """
     from .pnorm import grad_conjugate as reference
 
     for case, theta, p in _grad_conjugate_cases():
@@ -138,7 +162,31 @@ def _ball_conjugate_cases():
 
 def check_ball_conjugate(r_conjugate_ball):
     """Exercise "the conjugate on the ball": ``r_conjugate_ball(theta, p, B)`` must return
-    sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), to relative accuracy 1e-9."""
+    sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), a number, to relative accuracy
+    1e-9, also for theta = 0 and |theta_i| = 1e200.
+
+    Parameters
+    ----------
+    r_conjugate_ball : callable(theta, p, B) -> float
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers, pnorm
+    >>> print(checkers.check_ball_conjugate(lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)))  # doctest: +ELLIPSIS
+    r_conjugate_ball passed all ...
+    """
     from .pnorm import r_conjugate
 
     for case, theta, p, B in _ball_conjugate_cases():
@@ -155,7 +203,25 @@ def pgs_time_model(k, n, d, a, b):
 
     Steps to reach the target scale like a + b/k (b: the variance a batch of k divides by k;
     a: what batching does not reduce); one step of the paper's implementation costs d k + n
-    (k examples with d non-zeros each, plus the mirror map over n coordinates)."""
+    (k examples with d non-zeros each, plus the mirror map over n coordinates).
+
+    Parameters
+    ----------
+    k : int or ndarray
+        Batch size(s).
+    n, d, a, b : float
+        Features, non-zeros per example, and the two constants of the step count.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> from rlmlib.checkers import pgs_time_model
+    >>> pgs_time_model(2, n=100, d=10, a=1.0, b=4.0)
+    360.0
+    """
     return (a + b / k) * (d * k + n)
 
 
@@ -177,7 +243,30 @@ def _best_k_cases():
 
 def check_best_k(best_k):
     """Exercise "the best batch size at p < 2": ``best_k(n, d, a, b)`` must return the integer
-    k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie)."""
+    k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie).
+
+    Parameters
+    ----------
+    best_k : callable(n, d, a, b) -> int
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers
+    >>> print(checkers.check_best_k(lambda n, d, a, b: min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))))  # doctest: +ELLIPSIS
+    best_k passed all ...
+    """
     for case, n, d, a, b in _best_k_cases():
         got = _call("best_k", case, best_k, n, d, a, b)
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
@@ -232,7 +321,33 @@ def check_scaled_step(scaled_step):
     w+ = (1 - eta sigma) w - eta loss'(<w, x>; y) x with eta = 1/(sigma (t + t0)) and w = s v,
     and
     returns (s+, v+) with s+ v+ = w+. It must not touch the coordinates of v where x is 0
-    (the O(nnz) update) unless it folds the scale into v, and stay finite when 1 - eta sigma = 0.
+    (the O(nnz) update) unless it folds the scale into v, and stay finite when
+    1 - eta sigma = 0 and at margins of +-1400.
+
+    Parameters
+    ----------
+    scaled_step : callable(s, v, x, y, t, sigma, t0) -> (float, ndarray)
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails and what is wrong (the value of s v, the scale,
+        a coordinate of v changed off the support of x, an exception raised).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers
+    >>> try:
+    ...     checkers.check_scaled_step(lambda s, v, x, y, t, sigma, t0: (s, v))
+    ... except AssertionError as e:
+    ...     print(str(e).split(" (s=")[0])
+    scaled_step: s*v on input 'a first step from w = 0'
     """
     from .losses import LOGISTIC, loss_deriv
 

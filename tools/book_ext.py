@@ -13,6 +13,8 @@ import shutil
 from importlib.util import find_spec
 from pathlib import Path
 
+import re
+
 from sphinx.errors import ExtensionError
 
 #: parts of MathJax's es5 build copied into the HTML
@@ -79,7 +81,35 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
+NUMPYDOC_SECTION = re.compile(r"^\s*(Parameters|Returns|Raises|Examples|Attributes)\n\s*-{3,}",
+                              re.M)
+
+
+def docstrings_for_autodoc(app, what, name, obj, options, lines) -> None:
+    """Make rlmlib's docstrings safe for the API page (runs before napoleon).
+
+    A numpydoc docstring keeps its sections (napoleon renders them); in its prose, the
+    ``|x|`` of absolute values and norms, which reStructuredText reads as substitutions, is
+    escaped (not in doctest blocks).  A docstring without numpydoc sections is plain text
+    written for ``help()``: it is shown verbatim, as a literal block.
+    """
+    if not lines:
+        return
+    if not NUMPYDOC_SECTION.search("\n".join(lines)):
+        lines[:] = ["::", ""] + ["    " + line for line in lines] + [""]
+        return
+    in_doctest = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(">>>"):
+            in_doctest = True
+        elif not line.strip():
+            in_doctest = False
+        if not in_doctest:
+            lines[i] = line.replace("|", "\\|")
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", docstrings_for_autodoc, priority=100)
     app.connect("html-page-context", dedupe_scripts, priority=10_000)  # after all others
     app.connect("config-inited", check_config)
     app.connect("build-finished", copy_mathjax)
