@@ -31,6 +31,24 @@ def _where(scalar, i):
     return "the value" if scalar else f"coordinate {i}"
 
 
+def _student(name, f):
+    """The reader's function must be callable (TypeError naming it otherwise)."""
+    if not callable(f):
+        raise TypeError(f"{name} must be a function (the one the exercise asks for), got "
+                        f"{f!r} of type {type(f).__name__}")
+    return f
+
+
+def _as_real(name, got, case):
+    """The reader's result as a float64 array; strings, None and other non-numbers are an
+    AssertionError (numpy would turn '1.5' into 1.5 silently)."""
+    a = np.asarray(got) if not isinstance(got, (str, bytes)) else np.asarray([got])
+    if a.dtype.kind not in "biuf":
+        raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r} "
+                             f"(dtype {a.dtype})")
+    return a.astype(np.float64)
+
+
 def _compare_vectors(name, got, expected, rtol, case):
     """Compare ``got`` with ``expected`` (an array, or a scalar for a scalar result) to
     relative accuracy ``rtol``; raise AssertionError naming the input, the coordinate and the
@@ -39,11 +57,7 @@ def _compare_vectors(name, got, expected, rtol, case):
         if np.ndim(got) != 0:
             raise AssertionError(f"{name} on input {case}: expected a number, got an array "
                                  f"of shape {np.shape(got)}")
-        try:
-            got_f = float(got)
-        except (TypeError, ValueError) as e:
-            raise AssertionError(f"{name} on input {case}: expected a real number, got "
-                                 f"{got!r}") from e
+        got_f = float(_as_real(name, got, case).reshape(-1)[0])
         return _compare_arrays(name, np.array([got_f]), np.array([float(expected)]), rtol,
                                case, scalar=True)
     return _compare_arrays(name, got, expected, rtol, case)
@@ -52,7 +66,7 @@ def _compare_vectors(name, got, expected, rtol, case):
 def _compare_arrays(name, got, expected, rtol, case, scalar=False):
     expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
     try:
-        got = np.atleast_1d(np.asarray(got, dtype=np.float64))
+        got = np.atleast_1d(_as_real(name, got, case))
     except (TypeError, ValueError) as e:
         raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r}") from e
     if got.shape != expected.shape:
@@ -129,6 +143,7 @@ def check_grad_conjugate(grad_conjugate):
     >>> print(checkers.check_grad_conjugate(pnorm.grad_conjugate))  # doctest: +ELLIPSIS
     grad_conjugate passed all ...
     """
+    _student("grad_conjugate", grad_conjugate)
     from .pnorm import grad_conjugate as reference
 
     for case, theta, p in _grad_conjugate_cases():
@@ -187,6 +202,7 @@ def check_ball_conjugate(r_conjugate_ball):
     >>> print(checkers.check_ball_conjugate(lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)))  # doctest: +ELLIPSIS
     r_conjugate_ball passed all ...
     """
+    _student("r_conjugate_ball", r_conjugate_ball)
     from .pnorm import r_conjugate
 
     for case, theta, p, B in _ball_conjugate_cases():
@@ -267,6 +283,7 @@ def check_best_k(best_k):
     >>> print(checkers.check_best_k(lambda n, d, a, b: min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))))  # doctest: +ELLIPSIS
     best_k passed all ...
     """
+    _student("best_k", best_k)
     for case, n, d, a, b in _best_k_cases():
         got = _call("best_k", case, best_k, n, d, a, b)
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
@@ -349,6 +366,7 @@ def check_scaled_step(scaled_step):
     ...     print(str(e).split(" (s=")[0])
     scaled_step: s*v on input 'a first step from w = 0'
     """
+    _student("scaled_step", scaled_step)
     from .losses import LOGISTIC, loss_deriv
 
     cases = _scaled_step_cases()
@@ -364,7 +382,7 @@ def check_scaled_step(scaled_step):
                                  f"{type(out).__name__}")
         s_new, v_new = out
         try:
-            s_new = float(s_new)
+            s_new = float(_as_real("scaled_step: s", s_new, label).reshape(-1)[0])
         except (TypeError, ValueError) as e:
             raise AssertionError(f"scaled_step on input {label}: s must be a number, got "
                                  f"{s_new!r}") from e
@@ -372,7 +390,7 @@ def check_scaled_step(scaled_step):
             raise AssertionError(f"scaled_step on input {label}: the new scale s is {s_new}; "
                                  "it must be finite and non-zero (fold it into v when "
                                  "1 - eta*sigma is 0 or s gets tiny)")
-        v_new = np.asarray(v_new, dtype=np.float64)
+        v_new = _as_real("scaled_step: v", v_new, label)
         _compare_vectors("scaled_step: s*v", s_new * v_new, expected, 1e-10, label)
         # the O(nnz) property: the shrink goes into s alone and v changes only where x is
         # non-zero, except when the new scale is tiny and may be folded into v

@@ -34,14 +34,16 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_choice, check_int, check_positive, check_seed, check_test_set,
+from ._checks import (check_choice, check_int, check_memory, check_positive, check_scale,
+                      check_seed, check_sigma, check_steps, check_test_set, max_row_norm,
                       check_X_y, n_rows, unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import check_checkpoints, make_evaluate, run_checkpointed
-from .losses import loss_code, loss_deriv, loss_task
+from .losses import SQUARED, loss_code, loss_deriv, loss_task
 from .objective import check_p
+from .pegasos import chunks
 
 PGS_LOSSES = ("hinge", "logistic", "squared")
 
@@ -226,11 +228,33 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             _refresh(th, u, q, state)
 
 
+def _check_scale(rows, y, p, sigma, B, code):
+    """PGS's data-scale bounds (the shared _checks.check_scale). ||w_t||_2 <= ||w_t||_p <=
+    (p-1) ||theta_t||_q / ((t+1) sigma) < (p-1) R / sigma for losses with |loss'| <= 1
+    (||x||_q <= ||x||_2 = R for q >= 2), and <= B on a ball. The kernel keeps w = K u with
+    max|u_i| >= lo^(q-1) (lo = max(1/4, e^(-600/q)), see the module docstring), so K <=
+    ||w|| / lo^(q-1) must stay finite too."""
+    R = max_row_norm(rows)
+    W = (p - 1.0) * R / sigma if code != SQUARED else math.inf
+    why = "(p-1) max||x|| / sigma"
+    if B > 0.0 and B < W:
+        W, why = B, "radius"
+    check_scale(rows, y, code, W, why, "pgs")
+    q = p / (p - 1.0)
+    lo = max(0.25, math.exp(-600.0 / q))
+    if not W <= 2.0 ** 960 * lo ** (q - 1.0):
+        raise ValueError(
+            f"sigma is too small for pgs at p={p}: ||w|| can reach {why} = {W:.3g}, and the "
+            f"kernel's scale factor ||w|| / lo^(q-1) = {W / lo ** (q - 1.0):.3g} would leave "
+            f"the double range; raise sigma, scale X down or give a radius")
+
+
 def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     """Checks, then the run's state: returns (rows, y, classes, task, code, B, advance, get_w)."""
     p = check_p(p)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     k = check_int("k", k)
+    check_memory("k", k, 8 * k, "an array of k entries")
     check_choice("loss", loss, PGS_LOSSES)
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
@@ -243,6 +267,7 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
         if radius == 0.0:
             radius = math.sqrt((p - 1.0) / sigma)   # y = 0: w* = 0, any ball will do
     B = -1.0 if radius is None else check_positive("radius", radius)
+    _check_scale(rows, yf, p, sigma, B, code)
     m = n_rows(rows)
     n = rows.n_features
 
@@ -259,9 +284,10 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     indices, indptr = unsigned_index(rows)   # unsigned: no wraparound checks in the kernel
 
     def advance(a, b):
-        batch = stream.take((b - a) * k)  # uint64: see unsigned_index
-        _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, a,
-                   th, u, state, coef, g, touched, mark, order != "cyclic")
+        for c, d in chunks(a, b, k):  # bounded memory for any T
+            batch = stream.take((d - c) * k)  # uint64: see unsigned_index
+            _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, c,
+                       th, u, state, coef, g, touched, mark, order != "cyclic")
         done[0] = b
 
     def get_w():
@@ -276,7 +302,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
 
-    Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    Parameters: ``p`` in [1.0001, 2] (pnorm.P_MIN); ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
     with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
     (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
     (None: no constraint, except for 'squared', where the default is
@@ -286,6 +312,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
     access of ``res.objective``; N: an exact trace at N checkpoints (one pass each).
     """
     T = check_int("T", T)
+    check_steps("T", T * check_int("k", k), "T * k")
     n_checkpoints = check_checkpoints(n_checkpoints)
     rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
                                                               seed, order)

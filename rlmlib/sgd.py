@@ -23,7 +23,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
+from ._checks import (check_int, check_positive, check_scale, check_seed, check_sigma,
+                      check_steps, check_test_set, check_X_y, max_row_norm,
                       is_compact, n_rows, sigma_keyword, unsigned_index)
 from ._order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
 from ._prefetch import prefetch_ahead
@@ -83,8 +84,30 @@ def t0_heuristic(sigma, loss):
     """Bottou's t0 = 1 / (eta0 sigma) with eta0 = typw / max(1, |loss'(-typw)|),
     typw = sigma^-1/4 (a typical weight norm: ||w*|| <= 1/sqrt(sigma) when loss(0) <= 1)."""
     typw = math.sqrt(1.0 / math.sqrt(sigma))
-    eta0 = typw / max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0)))
-    return 1.0 / (eta0 * sigma)
+    # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
+    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma
+    if not math.isfinite(t0):
+        raise ValueError(f"the t0 heuristic overflows for loss={loss!r} at sigma={sigma!r} "
+                         f"(|loss'(-sigma^-1/4)| / (sigma^3/4) is beyond the double range): "
+                         f"pass t0 explicitly or raise sigma")
+    return t0
+
+
+def _check_scale(rows, y, sigma, t0, code):
+    """sgd's data-scale bounds (checked by the shared _checks.check_scale). For a loss with
+    |loss'| <= 1 (hinge, logistic, absolute) every iterate has ||w_t|| <= R / (sigma
+    min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
+    Other losses have no such bound on the iterates; the minimizer's, ||w*|| <=
+    sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
+    check."""
+    from .losses import LOSSES, NAMES, loss_values
+    R = max_row_norm(rows)
+    if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
+        check_scale(rows, y, code, R / (sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))",
+                    "sgd")
+    else:
+        F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
+        check_scale(rows, y, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", "sgd")
 
 
 @sigma_keyword
@@ -148,7 +171,7 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     True
     """
     code = loss_code(loss)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     epochs = check_int("epochs", epochs)
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
@@ -161,6 +184,8 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     dense = is_compact(rows)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
+    check_steps("epochs", epochs * m, "epochs * m")
+    _check_scale(rows, yf, sigma, t0, code)
 
     v = np.zeros(rows.n_features)
     state = np.ones(1)  # state[0] = s, w = s v
