@@ -390,11 +390,13 @@ def _memory_bytes():
 
 def check_memory(name, value, n_bytes, what):
     """Resource check before allocating: ``n_bytes`` (``what`` says for what) must fit in half
-    of the machine's physical memory; otherwise a ValueError names the argument, not numpy's
+    of the machine's physical memory (``value`` may be a string, e.g. '(1000, 10)' for
+    name='m, n'); otherwise a ValueError names the argument, not numpy's
     MemoryError after the fact."""
     total = _memory_bytes()
     if total is not None and n_bytes > total // 2:
-        raise ValueError(f"{name}={_show_number(value)} would need {n_bytes / 2**30:.3g} GiB "
+        shown = value if isinstance(value, str) else _show_number(value)
+        raise ValueError(f"{name}={shown} would need {n_bytes / 2**30:.3g} GiB "
                          f"of memory ({what}); this machine has {total / 2**30:.3g} GiB")
     return value
 
@@ -414,6 +416,17 @@ def _max_row_norm(data, indptr):
             u = data[j] / M
             acc += u * u
         best = max(best, M * math.sqrt(acc))
+    return best
+
+
+@njit(cache=True)
+def _min_abs_nonzero(data):
+    """Smallest |x| over the non-zero entries (inf when there is none)."""
+    best = math.inf
+    for j in range(data.shape[0]):
+        a = abs(data[j])
+        if a != 0.0 and a < best:
+            best = a
     return best
 
 
@@ -442,18 +455,26 @@ def _z_max(code, limit):
     return math.sqrt(limit)  # squared, squared_hinge: z^2 / 2
 
 
-def check_scale(rows, y, code, w_bound, why, solver):
+def check_scale(rows, y, code, w_bound, why, solver, extra=()):
     """The one data-scale check of the solvers (DESIGN.md, "Validated ranges").
 
     ``w_bound`` bounds ||w||_2 over the whole run (each solver derives its own; ``why`` says
     how, e.g. '1/sqrt(sigma)'). With R = max_i ||x_i||_2 every margin satisfies |<w, x_i>| <=
     R * w_bound; that bound plus max|y| (regression) must keep the loss below
     L = 2^1020 / m (:func:`loss_limit`), and |loss'| * R must stay below L too, so no value,
-    gradient or sum over the m examples can overflow. Returns R; raises ValueError saying
-    which quantity is too large and what to change."""
+    gradient or sum over the m examples can overflow. ``extra`` holds further (value,
+    description) pairs a solver's kernel forms (a step's length, an internal scale factor),
+    each of which must stay below 2^960. Returns R; raises ValueError saying which quantity
+    is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
     R = max_row_norm(rows)
     name = NAMES[code]
+    tiny = _min_abs_nonzero(rows.data)
+    if tiny < SIGMA_MIN:
+        raise ValueError(f"X holds a subnormal value {tiny:.3g} (below the smallest normal "
+                         f"double 2**-1022 ~ 2.2e-308), whose relative precision is lost and "
+                         f"which {solver}'s scalings cannot represent: scale X up or set such "
+                         f"entries to 0")
     if not math.isfinite(R):
         raise ValueError(f"X is too large for {solver}: the Euclidean norm of a row is beyond "
                          f"the double range (largest |x_ij| = {np.max(np.abs(rows.data)):.3g}); "
@@ -478,6 +499,10 @@ def check_scale(rows, y, code, w_bound, why, solver):
         raise ValueError(
             f"X is too large for {solver} with this sigma: gradients |loss'| * ||x|| can reach "
             f"{d * R:.3g} for the {name} loss, beyond {limit:.3g}; scale X down or raise sigma")
+    for value, what in extra:
+        if not value <= 2.0 ** 960:
+            raise ValueError(f"X is too large for {solver} with this sigma: {what} can reach "
+                             f"{value:.3g}, beyond 2**960; scale X down or raise sigma")
     return R
 
 

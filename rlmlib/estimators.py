@@ -141,8 +141,9 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on X (dense or sparse) and labels y (two or more classes)."""
         _check_fit_inputs(self, X)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=False)
+        with np.errstate(invalid="ignore", over="ignore"):  # [inf, -inf] sums to NaN
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                                 y_numeric=False)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:

@@ -301,4 +301,9 @@ def mse(X, y, w):
     w = _check_columns(rows, w)
     yf, _ = check_y(y, n_rows(rows), task="regression")
     r = decision_function_rows(rows, w) - yf
-    return float(np.dot(r, r) / r.shape[0])
+    M = float(np.max(np.abs(r)))
+    if not 0.0 < M < math.inf:  # 0, or a residual beyond the double range: the MSE is too
+        return M
+    u = r / M  # scaled: (1/m) sum r^2 is inf only when the true value is
+    with np.errstate(over="ignore"):
+        return float(M * (M * (np.dot(u, u) / r.shape[0])))

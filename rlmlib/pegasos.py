@@ -156,14 +156,11 @@ def _check_scale(rows, y, sigma, project):
     w_{t+1/2} has norm <= R / sigma (R = max ||x_i||; by induction from (1 - 1/t) ||w_t|| +
     R / (sigma t)), and with the projection the margins use ||w_t|| <= 1 / sqrt(sigma)."""
     R = max_row_norm(rows)
+    step = ((R / sigma, "a step (1/sigma) x of length max||x|| / sigma"),)
     if project:
-        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos")
+        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos", step)
     else:
-        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos")
-    if not R / sigma <= 2.0 ** 960:
-        raise ValueError(f"X is too large for pegasos with this sigma: a step (1/sigma) x can "
-                         f"reach max||x|| / sigma = {R / sigma:.3g}, beyond 2**960; scale X "
-                         f"down or raise sigma")
+        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos", step)
 
 
 @sigma_keyword

@@ -239,14 +239,10 @@ def _check_scale(rows, y, p, sigma, B, code):
     why = "(p-1) max||x|| / sigma"
     if B > 0.0 and B < W:
         W, why = B, "radius"
-    check_scale(rows, y, code, W, why, "pgs")
     q = p / (p - 1.0)
     lo = max(0.25, math.exp(-600.0 / q))
-    if not W <= 2.0 ** 960 * lo ** (q - 1.0):
-        raise ValueError(
-            f"sigma is too small for pgs at p={p}: ||w|| can reach {why} = {W:.3g}, and the "
-            f"kernel's scale factor ||w|| / lo^(q-1) = {W / lo ** (q - 1.0):.3g} would leave "
-            f"the double range; raise sigma, scale X down or give a radius")
+    check_scale(rows, y, code, W, why, "pgs",
+                ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),))
 
 
 def _setup(X, y, p, sigma, k, loss, radius, seed, order):

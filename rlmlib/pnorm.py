@@ -340,7 +340,8 @@ def r_conjugate(theta, p, radius=None):
     M, nu = _scaled_norm(theta, q)
     nq = M * nu
     if B > 0.0 and (p - 1.0) * nq > B:
-        return float(B * nq - B * B / (2.0 * (p - 1.0)))
+        # B (nq - B / (2(p-1))): no inf - inf (NaN) when B nq and B^2 both overflow
+        return float(B * (nq - B / (2.0 * (p - 1.0))))
     return float(_phi(theta, q))
 
 
