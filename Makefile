@@ -39,9 +39,10 @@ $(STAMP): requirements.txt pyproject.toml
 
 env: $(STAMP)
 
-# JupyterLab on the chapters (open a chapter's .md with "Open With > Jupytext Notebook")
+# JupyterLab on the chapters: .jupyter/labconfig makes a double-click open a chapter's .md
+# as a notebook (jupytext's viewer; tests/test_lab_viewer.py)
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab
+	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter $(VENV)/bin/jupyter lab
 
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)

@@ -17,6 +17,20 @@ def _describe(x, limit=6):
     return f"[{body}{', ...' if a.size > limit else ''}] (length {a.size})"
 
 
+def _call(name, label, func, *args):
+    """func(*args); an exception of the reader's code becomes an AssertionError naming the
+    input (a ZeroDivisionError or an OverflowError is a finding, not a crash)."""
+    try:
+        return func(*args)
+    except Exception as e:  # noqa: BLE001 - any error of the reader's code is reported
+        raise AssertionError(f"{name} on input {label} raised {type(e).__name__}: {e}") from e
+
+
+def _where(scalar, i):
+    """'the value' for a scalar result, 'coordinate i' for a vector."""
+    return "the value" if scalar else f"coordinate {i}"
+
+
 def _student(name, f):
     """The reader's function must be callable (TypeError naming it otherwise)."""
     if not callable(f):
@@ -36,6 +50,20 @@ def _as_real(name, got, case):
 
 
 def _compare_vectors(name, got, expected, rtol, case):
+    """Compare ``got`` with ``expected`` (an array, or a scalar for a scalar result) to
+    relative accuracy ``rtol``; raise AssertionError naming the input, the coordinate and the
+    likely cause (overflow, underflow) otherwise."""
+    if np.ndim(expected) == 0:
+        if np.ndim(got) != 0:
+            raise AssertionError(f"{name} on input {case}: expected a number, got an array "
+                                 f"of shape {np.shape(got)}")
+        got_f = float(_as_real(name, got, case).reshape(-1)[0])
+        return _compare_arrays(name, np.array([got_f]), np.array([float(expected)]), rtol,
+                               case, scalar=True)
+    return _compare_arrays(name, got, expected, rtol, case)
+
+
+def _compare_arrays(name, got, expected, rtol, case, scalar=False):
     expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
     try:
         got = np.atleast_1d(_as_real(name, got, case))
@@ -47,16 +75,26 @@ def _compare_vectors(name, got, expected, rtol, case):
     bad = ~np.isfinite(got)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise AssertionError(f"{name} on input {case}: coordinate {i} is {got[i]} (not finite), "
-                             f"expected {expected[i]:.17g} - overflow or 0/0?")
+        cause = ("overflow: an intermediate exceeded the largest double" if np.isinf(got[i])
+                 else "0/0, inf/inf or 0*inf: often an intermediate that overflowed to inf "
+                 "or underflowed to 0")
+        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is {got[i]} "
+                             f"(not finite), expected {expected[i]:.17g} - {cause}")
+    under = (got == 0) & (np.abs(expected) > 1e-300)
+    if under.any():
+        i = int(np.flatnonzero(under)[0])
+        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is 0, expected "
+                             f"{expected[i]:.17g} - underflow: an intermediate fell below the "
+                             "smallest double and was rounded to 0")
     scale = np.abs(expected)
     err = np.abs(got - expected)
     tol = rtol * scale + 1e-300
     if np.any(err > tol):
         i = int(np.argmax(err / tol))
         rel = err[i] / scale[i] if scale[i] > 0 else math.inf
-        raise AssertionError(f"{name} on input {case}: coordinate {i} is {got[i]:.17g}, expected "
-                             f"{expected[i]:.17g} (relative error {rel:.3g}, allowed {rtol:g})")
+        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is "
+                             f"{got[i]:.17g}, expected {expected[i]:.17g} (relative error "
+                             f"{rel:.3g}, allowed {rtol:g})")
 
 
 # ------------------------------------------------------------------ chapter: Pegasos and PGS
@@ -71,22 +109,49 @@ def _grad_conjugate_cases():
         ("p=1.01, mixed magnitudes up to 1e300",
          np.array([1e300, -3e299, 2.5, 0.0, -1e-5, 7e150]), 1.01),
         ("p=1.05, |theta_i| about 1e30", rng.standard_normal(6) * 1e30, 1.05),
+        ("p=1.5, theta = 0 (grad r*(0) = 0)", np.zeros(4), 1.5),
+        ("p=1.1, |theta_i| about 1e-150 (|theta_i|^q underflows)",
+         np.array([3e-150, -1e-150, 2e-151]), 1.1),
     ]
 
 
 def check_grad_conjugate(grad_conjugate):
     """Exercise "implement the mirror map": ``grad_conjugate(theta, p)`` must return
     grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q-1), q = p/(p-1),
-    to relative accuracy 1e-9 on every coordinate, also for p = 1.01 and |theta_i| = 1e300."""
+    to relative accuracy 1e-9 on every coordinate, also for p = 1.01, |theta_i| = 1e300 and
+    theta = 0.
+
+    Parameters
+    ----------
+    grad_conjugate : callable(theta, p) -> ndarray
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers, pnorm
+    >>> print(checkers.check_grad_conjugate(pnorm.grad_conjugate))  # doctest: +ELLIPSIS
+    grad_conjugate passed all ...
+    """
     _student("grad_conjugate", grad_conjugate)
     from .pnorm import grad_conjugate as reference
 
     for case, theta, p in _grad_conjugate_cases():
         label = f"'{case}': theta={_describe(theta)}, p={p}"
-        got = grad_conjugate(theta.copy(), p)
+        got = _call("grad_conjugate", label, grad_conjugate, theta.copy(), p)
         _compare_vectors("grad_conjugate", got, reference(theta, p), 1e-9, label)
-    return (f"grad_conjugate passed all {len(_grad_conjugate_cases())} inputs (relative error "
-            "below 1e-9 on every coordinate, p from 1.01 to 2).")
+    return (f"grad_conjugate passed all {len(_grad_conjugate_cases())} inputs "
+            "(relative error < 1e-9, p from 1.01 to 2).")
 
 
 def _ball_conjugate_cases():
@@ -100,20 +165,51 @@ def _ball_conjugate_cases():
         ("p=1.5, ||theta||_q > B >= (p-1)||theta||_q", np.array([1.6, -0.4, 0.3]), 1.5, 1.2),
         ("p=1.2, outside", rng.standard_normal(4) * 5.0, 1.2, 0.2),
         ("p=1.05, inside", rng.standard_normal(4) * 0.5, 1.05, 1.0),
+        ("p=1.5, theta = 0", np.zeros(3), 1.5, 1.0),
+        ("p=1.5, |theta_i| about 1e200 (|theta_i|^q overflows), outside",
+         np.array([1e200, -3e199, 5e199]), 1.5, 2.0),
+        ("p=1.5, |theta_i| about 1e200, inside a ball of radius 1e201",
+         np.array([1e100, -3e99, 5e99]), 1.5, 1e201),
+        ("p=1.3, |theta_i| about 1e-120 (|theta_i|^q underflows), inside",
+         np.array([2e-120, -1e-120]), 1.3, 1.0),
     ]
 
 
 def check_ball_conjugate(r_conjugate_ball):
     """Exercise "the conjugate on the ball": ``r_conjugate_ball(theta, p, B)`` must return
-    sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), to relative accuracy 1e-9."""
+    sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), a number, to relative accuracy
+    1e-9, also for theta = 0 and |theta_i| = 1e200.
+
+    Parameters
+    ----------
+    r_conjugate_ball : callable(theta, p, B) -> float
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers, pnorm
+    >>> print(checkers.check_ball_conjugate(lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)))  # doctest: +ELLIPSIS
+    r_conjugate_ball passed all ...
+    """
     _student("r_conjugate_ball", r_conjugate_ball)
     from .pnorm import r_conjugate
 
     for case, theta, p, B in _ball_conjugate_cases():
         label = f"'{case}': theta={_describe(theta)}, p={p}, B={B}"
-        got = r_conjugate_ball(theta.copy(), p, B)
-        _compare_vectors("r_conjugate_ball", got,
-                         np.asarray(r_conjugate(theta, p, radius=B)), 1e-9, label)
+        got = _call("r_conjugate_ball", label, r_conjugate_ball, theta.copy(), p, B)
+        _compare_vectors("r_conjugate_ball", got, float(r_conjugate(theta, p, radius=B)),
+                         1e-9, label)
     return (f"r_conjugate_ball passed all {len(_ball_conjugate_cases())} inputs, inside and "
             "outside the ball.")
 
@@ -123,7 +219,25 @@ def pgs_time_model(k, n, d, a, b):
 
     Steps to reach the target scale like a + b/k (b: the variance a batch of k divides by k;
     a: what batching does not reduce); one step of the paper's implementation costs d k + n
-    (k examples with d non-zeros each, plus the mirror map over n coordinates)."""
+    (k examples with d non-zeros each, plus the mirror map over n coordinates).
+
+    Parameters
+    ----------
+    k : int or ndarray
+        Batch size(s).
+    n, d, a, b : float
+        Features, non-zeros per example, and the two constants of the step count.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> from rlmlib.checkers import pgs_time_model
+    >>> pgs_time_model(2, n=100, d=10, a=1.0, b=4.0)
+    360.0
+    """
     return (a + b / k) * (d * k + n)
 
 
@@ -134,15 +248,44 @@ def _best_k_cases():
         ("n=20, d=20, a=1, b=0.5 (k=1 is best)", 20, 20.0, 1.0, 0.5),
         ("dense: n=500, d=500, a=0.5, b=400", 500, 500.0, 0.5, 400.0),
         ("n=10^6, d=50, a=2, b=10", 1_000_000, 50.0, 2.0, 10.0),
+        # k* = sqrt(6.1) = 2.47 lies between sqrt(2*3) = 2.449 and 2.5: round(k*) = 2, but
+        # k = 3 is better (f(j) <= f(j+1) iff k*^2 <= j (j+1))
+        ("n=61, d=10, a=b=1 (k* = 2.47; round(k*) is wrong)", 61, 10.0, 1.0, 1.0),
+        ("n=1e9, d=1, a=1, b=1e-2 (k* about 3162)", 10**9, 1.0, 1.0, 1e-2),
+        ("n=10, d=1000, a=1e3, b=1e-3 (k* far below 1)", 10, 1000.0, 1e3, 1e-3),
+        ("n=2, d=1, a=1, b=1 (k*^2 = 2 = 1*2: k = 1 and k = 2 tie)", 2, 1.0, 1.0, 1.0),
     ]
 
 
 def check_best_k(best_k):
     """Exercise "the best batch size at p < 2": ``best_k(n, d, a, b)`` must return the integer
-    k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie)."""
+    k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie).
+
+    Parameters
+    ----------
+    best_k : callable(n, d, a, b) -> int
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails, the coordinate (or "the value"), the error and its
+        likely cause (overflow, underflow, an exception raised by the reader's code).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers
+    >>> print(checkers.check_best_k(lambda n, d, a, b: min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))))  # doctest: +ELLIPSIS
+    best_k passed all ...
+    """
     _student("best_k", best_k)
     for case, n, d, a, b in _best_k_cases():
-        got = best_k(n, d, a, b)
+        got = _call("best_k", case, best_k, n, d, a, b)
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
             raise AssertionError(f"best_k on input {case}: expected an integer k >= 1, got "
                                  f"{got!r} of type {type(got).__name__}")
@@ -167,7 +310,7 @@ def _scaled_step_cases():
     x_sparse = np.zeros(8)
     x_sparse[[1, 4, 6]] = rng.standard_normal(3)
     return [
-        # (case, s, v, x, y, t, lam, t0)
+        # (case, s, v, x, y, t, sigma, t0)
         ("a first step from w = 0", 1.0, np.zeros(5), rng.standard_normal(5), 1.0, 0, 0.1, 10.0),
         ("a generic step", 0.37, rng.standard_normal(6), rng.standard_normal(6), -1.0, 41, 0.01,
          100.0),
@@ -177,29 +320,63 @@ def _scaled_step_cases():
          50.0),
         ("a tiny scale s = 1e-7 (w = s v is moderate)", 1e-7, rng.standard_normal(5) * 1e7,
          rng.standard_normal(5), -1.0, 1000, 1e-3, 10.0),
-        ("1 - eta*lam = 0 (t + t0 = 1): w must become -eta*loss'*x", 0.5,
+        ("1 - eta*sigma = 0 (t + t0 = 1): w must become -eta*loss'*x", 0.5,
          rng.standard_normal(5), rng.standard_normal(5), 1.0, 0, 0.2, 1.0),
+        # margins y <w, x> = -1400 and +1400: exp(1400) overflows in a naive derivative
+        ("margin y<w,x> = -1400 (loss' = -y to rounding)", 1.0, np.full(4, 350.0),
+         np.ones(4), -1.0, 5, 0.1, 10.0),
+        ("margin y<w,x> = +1400 (loss' about 0)", 1.0, np.full(4, 350.0), np.ones(4), 1.0, 5,
+         0.1, 10.0),
+        ("margin -1e3 on a sparse x with s = 1e-3", 1e-3, np.full(6, 5e5),
+         np.array([0.0, 1.0, 0.0, 0.0, 1.0, 0.0]), -1.0, 2, 0.5, 3.0),
     ]
 
 
 def check_scaled_step(scaled_step):
-    """Exercise "one SGD step in scaled form" (Foundations): ``scaled_step(s, v, x, y, t, lam,
-    t0)`` performs one step of plain SGD on the logistic loss,
-    w+ = (1 - eta lam) w - eta loss'(<w, x>; y) x with eta = 1/(lam (t + t0)) and w = s v, and
+    """Exercise "one SGD step in scaled form" (Foundations): ``scaled_step(s, v, x, y, t,
+    sigma, t0)`` performs one step of plain SGD on the logistic loss,
+    w+ = (1 - eta sigma) w - eta loss'(<w, x>; y) x with eta = 1/(sigma (t + t0)) and w = s v,
+    and
     returns (s+, v+) with s+ v+ = w+. It must not touch the coordinates of v where x is 0
-    (the O(nnz) update) unless it folds the scale into v, and stay finite when 1 - eta lam = 0.
+    (the O(nnz) update) unless it folds the scale into v, and stay finite when
+    1 - eta sigma = 0 and at margins of +-1400.
+
+    Parameters
+    ----------
+    scaled_step : callable(s, v, x, y, t, sigma, t0) -> (float, ndarray)
+        The reader's function.
+
+    Returns
+    -------
+    str
+        A one-line message when every input passes.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first input that fails and what is wrong (the value of s v, the scale,
+        a coordinate of v changed off the support of x, an exception raised).
+
+    Examples
+    --------
+    >>> from rlmlib import checkers
+    >>> try:
+    ...     checkers.check_scaled_step(lambda s, v, x, y, t, sigma, t0: (s, v))
+    ... except AssertionError as e:
+    ...     print(str(e).split(" (s=")[0])
+    scaled_step: s*v on input 'a first step from w = 0'
     """
     _student("scaled_step", scaled_step)
     from .losses import LOGISTIC, loss_deriv
 
     cases = _scaled_step_cases()
-    for case, s, v, x, y, t, lam, t0 in cases:
-        label = f"'{case}' (s={s:g}, t={t}, lam={lam:g}, t0={t0:g}, x={_describe(x)})"
+    for case, s, v, x, y, t, sigma, t0 in cases:
+        label = f"'{case}' (s={s:g}, t={t}, sigma={sigma:g}, t0={t0:g}, x={_describe(x)})"
         w = s * v
-        eta = 1.0 / (lam * (t + t0))
-        expected = (1.0 - eta * lam) * w - eta * loss_deriv(LOGISTIC, float(w @ x), y) * x
+        eta = 1.0 / (sigma * (t + t0))
+        expected = (1.0 - eta * sigma) * w - eta * loss_deriv(LOGISTIC, float(w @ x), y) * x
         v_in = v.copy()
-        out = scaled_step(s, v_in, x.copy(), y, t, lam, t0)
+        out = _call("scaled_step", label, scaled_step, s, v_in, x.copy(), y, t, sigma, t0)
         if not (isinstance(out, tuple) and len(out) == 2):
             raise AssertionError(f"scaled_step on input {label}: expected a pair (s, v), got "
                                  f"{type(out).__name__}")
@@ -212,18 +389,18 @@ def check_scaled_step(scaled_step):
         if not math.isfinite(s_new) or s_new == 0.0:
             raise AssertionError(f"scaled_step on input {label}: the new scale s is {s_new}; "
                                  "it must be finite and non-zero (fold it into v when "
-                                 "1 - eta*lam is 0 or s gets tiny)")
+                                 "1 - eta*sigma is 0 or s gets tiny)")
         v_new = _as_real("scaled_step: v", v_new, label)
         _compare_vectors("scaled_step: s*v", s_new * v_new, expected, 1e-10, label)
         # the O(nnz) property: the shrink goes into s alone and v changes only where x is
         # non-zero, except when the new scale is tiny and may be folded into v
-        s_shrunk = (1.0 - eta * lam) * s
+        s_shrunk = (1.0 - eta * sigma) * s
         if abs(s_shrunk) < 1e-9:
             continue
         if not math.isclose(s_new, s_shrunk, rel_tol=1e-12):
             raise AssertionError(
                 f"scaled_step on input {label}: the new scale is {s_new:.17g}, expected "
-                f"(1 - eta*lam)*s = {s_shrunk:.17g}: the shrink of w must go into s (O(1))")
+                f"(1 - eta*sigma)*s = {s_shrunk:.17g}: the shrink of w must go into s (O(1))")
         zero = x == 0
         if np.any(v_new[zero] != v[zero]):
             i = int(np.flatnonzero(zero & (v_new != v))[0])
@@ -231,5 +408,5 @@ def check_scaled_step(scaled_step):
                 f"scaled_step on input {label}: coordinate {i} of v changed from {v[i]:.17g} "
                 f"to {v_new[i]:.17g} although x[{i}] = 0: the shrink must go into s alone "
                 "(O(1)), not into v")
-    return (f"scaled_step passed all {len(cases)} inputs (s*v equals the SGD update to 1e-10 "
-            "relative, v untouched outside the support of x).")
+    return (f"scaled_step passed all {len(cases)} inputs (s*v is the SGD step to 1e-10, "
+            "v kept off x's support).")

@@ -15,6 +15,7 @@ import inspect
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -43,6 +44,16 @@ def _solver_params(f):
             if p.kind == p.KEYWORD_ONLY and p.name not in _RESERVED]
 
 
+def _loss_of(est):
+    """The loss the estimator's solver uses (its keyword, else the solver's default)."""
+    if "loss" in vars(est):
+        return est.loss
+    if est.solver in _DEFAULTS and "loss" in _DEFAULTS[est.solver]:
+        return _DEFAULTS[est.solver]["loss"]
+    prm = inspect.signature(_solver_function(est.solver)).parameters.get("loss")
+    return None if prm is None else prm.default
+
+
 def _check_fit_inputs(est, X):
     """Before scikit-learn touches X: the shared O(nnz) check of a sparse structure (scipy's
     converters would read a malformed one out of bounds), and a classification loss (a
@@ -60,7 +71,37 @@ def _check_fit_inputs(est, X):
 
 
 class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Linear classifier trained by the rlmlib solver ``solver`` with its hyperparameters."""
+    """Linear classifier trained by the rlmlib solver ``solver`` with its hyperparameters.
+
+    The model is ``sign(<w, x>)``: **no intercept is fitted** (``intercept_`` is 0), so add a
+    constant column or centre the data. Two classes are solved directly, more one-vs-rest.
+
+    Parameters
+    ----------
+    solver : str, default 'sgd'
+        Name of an rlmlib solver: 'sgd', 'pegasos', 'pgs' or 'lbfgs'.
+    **params
+        The solver's keyword arguments (``sigma``, ``epochs``, ``loss``, ``p``, ...), stored
+        as attributes so that ``get_params``, ``set_params`` and ``clone`` work.
+
+    Attributes
+    ----------
+    coef_ : ndarray, shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of zeros
+    classes_ : ndarray
+    results_ : list of Result
+        The solver's result for each binary problem.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[2.0, 0.0], [1.0, 1.0], [-2.0, 0.0], [-1.0, -1.0]])
+    >>> clf = rlmlib.RLMClassifier(solver="lbfgs", sigma=0.1).fit(X, [1, 1, 0, 0])
+    >>> clf.predict(X).tolist()
+    [1, 1, 0, 0]
+    >>> (clf.predict_proba(X)[:, 1] > 0.5).tolist()      # P(y = 1 | x)
+    [True, True, False, False]
+    """
 
     def __init__(self, solver="sgd", **params):
         self.solver = solver
@@ -117,6 +158,30 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             self.coef_ = np.vstack([r.w for r in self.results_])
         self.intercept_ = np.zeros(self.coef_.shape[0])
         return self
+
+    @available_if(lambda est: _loss_of(est) == "logistic")
+    def predict_proba(self, X):
+        """Class probabilities of the logistic model, P(y = +1 | x) = 1 / (1 + exp(-<w, x>)).
+
+        Only for ``loss='logistic'``. For more than two classes the one-vs-rest
+        probabilities are normalized to sum to one, as scikit-learn's one-vs-rest logistic
+        regression does.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (m, n_features)
+
+        Returns
+        -------
+        ndarray, shape (m, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        z = self.decision_function(X)
+        if z.ndim == 1:
+            p = np.exp(-np.logaddexp(0.0, -z))       # 1 / (1 + e^-z) without overflow
+            return np.column_stack([1.0 - p, p])
+        p = np.exp(-np.logaddexp(0.0, -z))
+        return p / p.sum(axis=1, keepdims=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

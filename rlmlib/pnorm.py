@@ -15,8 +15,11 @@ overflows. For s >= 2 (the conjugate side, s = q up to 101 at p = 1.01) the powe
 
     ||x||_s^(2-s) |x_i|^(s-1) = nu^(2-s) * (|x_i| * M^((2-s)/(s-1)))^(s-1),
 
-where the base |x_i| M^((2-s)/(s-1)) lies in [|x_i|/M, M^(1/(s-1))]: it never overflows, and
-it underflows only when the result itself is below the smallest normal number. For s <= 2 the
+where the base |x_i| M^((2-s)/(s-1)) = (|x_i|/M) * M^(1/(s-1)) is at most M^(1/(s-1)), which
+lies between M and 1 (1/(s-1) is in (0, 1]): it never overflows. (It is not bounded below by
+|x_i|/M: for M < 1 it is smaller by the factor M^(1/(s-1)).) Since s - 1 >= 1 and
+nu^(2-s)/(s-1) <= 1, the result is at most base^(s-1) <= base for a base below 1: the base
+underflows only when the result itself is below the smallest normal number. For s <= 2 the
 two powers M^(2-s) and |x_i|^(s-1) are each within the range of their argument. Relative error
 is a few hundred ulps at worst (the power s - 1 <= 100 multiplies the rounding of its base).
 """
@@ -154,7 +157,29 @@ at p = 1 + 1e-15 about 0.1. Below P_MIN the results would be inaccurate, so p is
 
 
 def check_p(p):
-    """p of the p-norm regularizer must lie in [P_MIN, 2] = [1.0001, 2]."""
+    """Validate the exponent of the p-norm regularizer.
+
+    Parameters
+    ----------
+    p : float
+        Must lie in [P_MIN, 2] = [1.0001, 2].
+
+    Returns
+    -------
+    float
+        ``p`` as a float.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not a number in [1.0001, 2] (the message names ``p`` and its value).
+
+    Examples
+    --------
+    >>> from rlmlib import pnorm
+    >>> pnorm.check_p(1.8)
+    1.8
+    """
     x = check_interval("p", p, 1.0, 2.0, lo_closed=False, hi_closed=True)
     if x < P_MIN:
         raise ValueError(
@@ -183,30 +208,130 @@ def _check_radius(radius):
 
 
 def conjugate_exponent(p):
-    """q = p / (p - 1), the exponent of the dual norm (1/p + 1/q = 1)."""
+    """The dual exponent q = p / (p - 1), so that 1/p + 1/q = 1.
+
+    Parameters
+    ----------
+    p : float in (1, 2]
+
+    Returns
+    -------
+    float
+        q in [2, inf).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in (1, 2].
+
+    Examples
+    --------
+    >>> from rlmlib import pnorm
+    >>> pnorm.conjugate_exponent(1.5)
+    3.0
+    """
     p = check_p(p)
     return p / (p - 1.0)
 
 
 def r(w, p):
-    """r(w) = ||w||_p^2 / (2 (p - 1)), 1-strongly convex w.r.t. ||.||_p for p in (1, 2]."""
+    """The p-norm regularizer r(w) = ||w||_p^2 / (2 (p - 1)).
+
+    It is 1-strongly convex with respect to ||.||_p for p in (1, 2].
+
+    Parameters
+    ----------
+    w : array-like, shape (n,)
+    p : float in (1, 2]
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in (1, 2], the vector is not 1-D or holds NaN or inf, or
+        ``radius`` is not a positive number.
+    TypeError
+        If the vector does not hold real numbers.
+
+    Examples
+    --------
+    >>> from rlmlib import pnorm
+    >>> pnorm.r([3.0, 4.0], 2.0)
+    12.5
+    """
     p = check_p(p)
     return float(_phi(_check_vector("w", w), p))
 
 
 def grad_r(w, p):
-    """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p - 1) (the inverse mirror map)."""
+    """The gradient of r, grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p - 1).
+
+    It is the inverse of the mirror map :func:`grad_conjugate`.
+
+    Parameters
+    ----------
+    w : array-like, shape (n,)
+    p : float in (1, 2]
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in (1, 2], the vector is not 1-D or holds NaN or inf, or
+        ``radius`` is not a positive number.
+    TypeError
+        If the vector does not hold real numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib import pnorm
+    >>> w = np.array([1.0, -2.0])
+    >>> bool(np.allclose(pnorm.grad_conjugate(pnorm.grad_r(w, 1.5), 1.5), w))
+    True
+    """
     p = check_p(p)
     w = _check_vector("w", w)
     return _grad_phi(w, p, np.empty_like(w))
 
 
 def r_conjugate(theta, p, radius=None):
-    """Fenchel conjugate r*(theta) = sup_{w in S} <w, theta> - r(w).
+    """The Fenchel conjugate r*(theta) = sup over w in S of <w, theta> - r(w).
 
     S = R^n (radius None): ||theta||_q^2 / (2 (q - 1)) = (p - 1) ||theta||_q^2 / 2.
     S = {||w||_p <= B}: the same while (p - 1) ||theta||_q <= B, else
     B ||theta||_q - B^2 / (2 (p - 1)).
+
+    Parameters
+    ----------
+    theta : array-like, shape (n,)
+    p : float in (1, 2]
+    radius : float > 0 or None
+        B of the ball S, or None for S = R^n.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in (1, 2], the vector is not 1-D or holds NaN or inf, or
+        ``radius`` is not a positive number.
+    TypeError
+        If the vector does not hold real numbers.
+
+    Examples
+    --------
+    >>> from rlmlib import pnorm
+    >>> pnorm.r_conjugate([3.0, 4.0], 2.0), pnorm.r_conjugate([3.0, 4.0], 2.0, radius=1.0)
+    (12.5, 4.5)
     """
     p = check_p(p)
     B = _check_radius(radius)
@@ -221,12 +346,39 @@ def r_conjugate(theta, p, radius=None):
 
 
 def grad_conjugate(theta, p, radius=None):
-    """The mirror map grad r*(theta) = argmax_{w in S} <w, theta> - r(w).
+    """The mirror map grad r*(theta), the maximizer over w in S of <w, theta> - r(w).
 
-    grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q - 1), q = p/(p-1);
-    on the ball ||w||_p <= radius this value is rescaled onto the sphere when it lies outside.
-    Finite and accurate to ~1e-13 relative for every p in [1.01, 2] and |theta_i| in
-    [1e-300, 1e300] (see the module docstring); p = 2 gives theta itself.
+    grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q - 1), q = p/(p-1),
+    and grad r*(0) = 0; on the ball ||w||_p <= radius this value is rescaled onto the sphere
+    when it lies outside. Finite and accurate to ~1e-13 relative for every p in [1.01, 2]
+    and |theta_i| in [1e-300, 1e300] (see the module docstring); p = 2 gives theta itself.
+
+    Parameters
+    ----------
+    theta : array-like, shape (n,)
+    p : float in (1, 2]
+    radius : float > 0 or None
+        B of the ball S, or None for S = R^n.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in (1, 2], the vector is not 1-D or holds NaN or inf, or
+        ``radius`` is not a positive number.
+    TypeError
+        If the vector does not hold real numbers.
+
+    Examples
+    --------
+    >>> from rlmlib import pnorm
+    >>> pnorm.grad_conjugate([3.0, -4.0], 2.0).tolist()
+    [3.0, -4.0]
+    >>> pnorm.grad_conjugate([3.0, -4.0], 2.0, radius=1.0).round(12).tolist()
+    [0.6, -0.8]
     """
     p = check_p(p)
     B = _check_radius(radius)

@@ -132,3 +132,57 @@ def test_best_k_checker():
     for wrong, pattern in mistakes:
         with pytest.raises(AssertionError, match=pattern):
             checkers.check_best_k(wrong)
+
+
+def no_zero_guard(theta, p):
+    # the factored formula without the M = 0 branch: 0/0 at theta = 0
+    q = p / (p - 1)
+    M = np.max(np.abs(theta))
+    with np.errstate(all="ignore"):
+        nu = np.sum((np.abs(theta) / M) ** q) ** (1 / q)
+        c = M ** ((2 - q) / (q - 1))
+        return nu ** (2 - q) * (np.abs(theta) * c) ** (q - 1) * np.sign(theta) / (q - 1)
+
+
+def flush_tiny(theta, p):
+    # a result that underflows to 0 where the true value is a normal number
+    out = ref_grad_conjugate(theta, p)
+    return np.where(np.abs(theta) < 1e-140, 0.0, out)
+
+
+def test_grad_conjugate_checker_tests_zero_and_names_underflow():
+    with pytest.raises(AssertionError, match=r"theta = 0.*is nan \(not finite\)"):
+        checkers.check_grad_conjugate(no_zero_guard)
+    with pytest.raises(AssertionError, match=r"1e-200.*coordinate 0 is 0, expected .*underflow"):
+        checkers.check_grad_conjugate(flush_tiny)
+    # an infinite coordinate is called overflow, a nan is not
+    with pytest.raises(AssertionError, match=r"is inf \(not finite\).*overflow: "):
+        checkers.check_grad_conjugate(lambda th, p: th * np.inf)
+
+
+def ball_naive_norm(theta, p, B):
+    q = p / (p - 1)
+    with np.errstate(over="ignore"):
+        nq = np.sum(np.abs(theta) ** q) ** (1 / q)
+    return (p - 1) * nq ** 2 / 2 if (p - 1) * nq <= B else B * nq - B ** 2 / (2 * (p - 1))
+
+
+def test_ball_checker_extreme_inputs_and_scalar_results():
+    with pytest.raises(AssertionError, match=r"1e200.*the value is inf \(not finite\)"):
+        checkers.check_ball_conjugate(ball_naive_norm)
+    with pytest.raises(AssertionError, match=r"expected a number, got an array of shape \(1,\)"):
+        checkers.check_ball_conjugate(lambda th, p, B: np.array([ref_ball(th, p, B)]))
+    # a wrong scalar is "the value", never "coordinate 0"
+    with pytest.raises(AssertionError, match=r"the value is .*relative error") as e:
+        checkers.check_ball_conjugate(lambda th, p, B: 1.01 * ref_ball(th, p, B) + 1e-3)
+    assert "coordinate" not in str(e.value)
+    with pytest.raises(AssertionError, match=r"raised ZeroDivisionError"):
+        checkers.check_ball_conjugate(lambda th, p, B: 1 / 0)
+
+
+def test_best_k_checker_rejects_rounding():
+    # k* = sqrt(6.1) = 2.47 < 2.5: round gives 2, but f(3) < f(2) since k*^2 > 2 * 3
+    assert checkers.pgs_time_model(3, 61, 10, 1, 1) < checkers.pgs_time_model(2, 61, 10, 1, 1)
+    rounding = lambda n, d, a, b: max(1, round(math.sqrt(b * n / (a * d))))
+    with pytest.raises(AssertionError, match=r"n=61.*returned k=2 .*but k=3"):
+        checkers.check_best_k(rounding)

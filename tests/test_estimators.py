@@ -117,3 +117,30 @@ def test_missing_required_hyperparameters_are_named():
         RLMClassifier(solver="pgs").fit(X, y)
     with pytest.raises(ValueError, match=r"solver 'pegasos' needs \['T'\]"):
         RLMClassifier(solver="pegasos", sigma=0.1).fit(X, y)
+
+
+def test_predict_proba_is_the_logistic_model_and_only_for_the_logistic_loss():
+    import numpy as np
+    from sklearn.datasets import load_iris
+
+    import rlmlib
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = (X @ [1.0, -2.0, 0.5] > 0).astype(int)
+    clf = rlmlib.RLMClassifier(solver="lbfgs", sigma=1e-2).fit(X, y)
+    P = clf.predict_proba(X)
+    z = X @ clf.coef_.ravel()
+    np.testing.assert_allclose(P[:, 1], 1 / (1 + np.exp(-z)), rtol=1e-12)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.array_equal(clf.classes_[P.argmax(axis=1)], clf.predict(X))
+    # extreme margins: no overflow, probabilities 0 and 1
+    big = clf.predict_proba(np.array([[1e6, -2e6, 0.0], [-1e6, 2e6, 0.0]]))
+    assert np.all(np.isfinite(big)) and big[0, 1] == 1.0 and big[1, 1] == 0.0
+    # multiclass: one-vs-rest probabilities normalized
+    iris = load_iris()
+    multi = rlmlib.RLMClassifier(solver="lbfgs", sigma=1e-3).fit(iris.data, iris.target)
+    np.testing.assert_allclose(multi.predict_proba(iris.data).sum(axis=1), 1.0)
+    # not for the hinge loss (the default of sgd)
+    assert not hasattr(rlmlib.RLMClassifier(solver="sgd"), "predict_proba")
+    assert hasattr(rlmlib.RLMClassifier(solver="sgd", loss="logistic"), "predict_proba")

@@ -109,3 +109,33 @@ def test_student_sources_of_this_book(tmp_path):
     cfg = (tmp_path / "student" / "_config.yml").read_text()
     assert "(student edition)" in cfg
     assert str(root / "_build" / ".jupyter_cache") in cfg
+
+
+def test_student_config_points_launch_buttons_at_the_student_branch():
+    cfg = (Path(__file__).resolve().parents[1] / "_config.yml").read_text()
+    out = student.student_config(cfg)
+    assert "(student edition)" in out
+    assert "branch: student" in out and "branch: main" not in out
+
+
+def test_student_tree_has_every_tracked_file_and_no_solution(tmp_path):
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    student.make_student_tree(root, tmp_path / "s")
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    for rel in ["requirements.txt", "postBuild", "rlmlib/__init__.py",
+                ".jupyter/labconfig/default_setting_overrides.json"]:
+        if rel in tracked:
+            assert (tmp_path / "s" / rel).is_file(), rel
+    pages = list((tmp_path / "s" / "chapters").rglob("*.md"))
+    assert pages
+    import re
+
+    fence = re.compile(r"^\s*(`{3,}|:{3,})\{solution", re.M)
+    for page in pages:
+        assert not fence.search(page.read_text()), page
+    assert "branch: student" in (tmp_path / "s" / "_config.yml").read_text()
+    # the exercises stay
+    assert "{exercise}" in (tmp_path / "s" / "chapters/pegasos/index.md").read_text()

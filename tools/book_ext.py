@@ -13,6 +13,8 @@ import shutil
 from importlib.util import find_spec
 from pathlib import Path
 
+import re
+
 from sphinx.errors import ExtensionError
 
 #: parts of MathJax's es5 build copied into the HTML
@@ -55,7 +57,7 @@ def check_config(app, config) -> None:
 
 
 def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
-    """Drop repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
+    """Drop sphinx-thebe's scripts (they name a CDN) and repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
     (`const THEBE_JS_URL = ...`) twice (once with filename None, once with ""), and the second
     `const` declaration is a JavaScript SyntaxError on every page."""
     scripts = context.get("script_files")
@@ -63,6 +65,13 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
         return
     seen, unique = set(), []
     for js in scripts:
+        # sphinx-thebe's configuration names unpkg's CDN (THEBE_JS_URL) on every page, and
+        # sphinx-thebe.js only serves it; the thebe button is off (launch_buttons.thebe:
+        # false), so neither is needed, and no built page may name a CDN
+        body = str(getattr(js, "attributes", {}).get("body", ""))
+        if "unpkg.com" in body or str(getattr(js, "filename", js) or "").endswith(
+                "sphinx-thebe.js"):
+            continue
         # same file (or same inline body) and attributes, whatever the priority
         key = (str(getattr(js, "filename", js) or ""),
                tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())))
@@ -72,7 +81,35 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
+NUMPYDOC_SECTION = re.compile(r"^\s*(Parameters|Returns|Raises|Examples|Attributes)\n\s*-{3,}",
+                              re.M)
+
+
+def docstrings_for_autodoc(app, what, name, obj, options, lines) -> None:
+    """Make rlmlib's docstrings safe for the API page (runs before napoleon).
+
+    A numpydoc docstring keeps its sections (napoleon renders them); in its prose, the
+    ``|x|`` of absolute values and norms, which reStructuredText reads as substitutions, is
+    escaped (not in doctest blocks).  A docstring without numpydoc sections is plain text
+    written for ``help()``: it is shown verbatim, as a literal block.
+    """
+    if not lines:
+        return
+    if not NUMPYDOC_SECTION.search("\n".join(lines)):
+        lines[:] = ["::", ""] + ["    " + line for line in lines] + [""]
+        return
+    in_doctest = False
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(">>>"):
+            in_doctest = True
+        elif not line.strip():
+            in_doctest = False
+        if not in_doctest:
+            lines[i] = line.replace("|", "\\|")
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", docstrings_for_autodoc, priority=100)
     app.connect("html-page-context", dedupe_scripts, priority=10_000)  # after all others
     app.connect("config-inited", check_config)
     app.connect("build-finished", copy_mathjax)

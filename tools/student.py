@@ -2,6 +2,13 @@
 
     python tools/student.py SRC_ROOT DEST_ROOT    # write a filtered copy of the book sources
     python tools/student.py --strip FILE          # print FILE with its solutions removed
+    python tools/student.py --tree SRC_ROOT DEST  # the student branch: every tracked file,
+                                                  # Markdown without solutions
+
+Where students open the chapters: the CI workflow (.github/workflows/book.yml) writes the
+`--tree` copy of main to the branch `student` on every push to main, and the student
+edition's launch buttons (Binder) point at that branch (`repository.branch: student` in its
+_config.yml), so a student who launches a chapter gets it without solutions.
 
 sphinx-exercise's `hide_solutions` fails on gated solutions, so instead the sources are
 copied with both kinds of solution cut out of every Markdown page:
@@ -72,6 +79,47 @@ def strip_solutions(text: str, name: str = "<text>") -> str:
     return "".join(out)
 
 
+STUDENT_BRANCH = "student"
+
+
+def student_config(text: str) -> str:
+    """_config.yml of the student edition: its title says so, and its launch buttons point
+    at the student branch (the sources without solutions), not at main."""
+    text = re.sub(r'^title:\s*"?(.*?)"?\s*$', r'title: "\1 (student edition)"', text,
+                  count=1, flags=re.M)
+    text, n = re.subn(r"^(\s+branch:\s*)\S+\s*$", lambda m: m.group(1) + STUDENT_BRANCH,
+                      text, count=1, flags=re.M)
+    if n != 1:
+        raise ValueError("_config.yml: no `repository: branch:` entry to point at the "
+                         "student branch")
+    return text
+
+
+def make_student_tree(src: Path, dest: Path) -> list[Path]:
+    """Copy every file git tracks in `src` to `dest` (the content of the student branch),
+    with the solutions cut out of every Markdown page and the student _config.yml; return
+    the Markdown files written."""
+    import subprocess
+
+    src, dest = src.resolve(), dest.resolve()
+    files = subprocess.run(["git", "-C", str(src), "ls-files", "-z"], check=True,
+                           capture_output=True, text=True).stdout.split("\0")
+    written = []
+    for rel in filter(None, files):
+        s, d = src / rel, dest / rel
+        if not s.is_file():
+            continue
+        d.parent.mkdir(parents=True, exist_ok=True)
+        if rel.endswith(".md") and rel not in ("README.md", "DESIGN.md"):
+            d.write_text(strip_solutions(s.read_text(encoding="utf8"), rel), encoding="utf8")
+            written.append(d)
+        elif rel == "_config.yml":
+            d.write_text(student_config(s.read_text(encoding="utf8")), encoding="utf8")
+        else:
+            shutil.copy2(s, d)
+    return written
+
+
 #: copied (Markdown filtered), with every top-level page; what else the build needs is symlinked
 COPIED = ["_config.yml", "_toc.yml", "references.bib", "chapters", "_static"]
 LINKED = ["tools", "data", "rlmlib", "benchmarks"]
@@ -100,8 +148,7 @@ def make_student_sources(src: Path, dest: Path) -> list[Path]:
             os.symlink(src / entry, dest / entry)
     cfg = dest / "_config.yml"
     text = cfg.read_text(encoding="utf8")
-    text = re.sub(r'^title:\s*"?(.*?)"?\s*$', r'title: "\1 (student edition)"', text,
-                  count=1, flags=re.M)
+    text = student_config(text)
     # share the main execution cache: unchanged chapters are not executed twice
     text = re.sub(r"^(\s*cache:\s*).*$", lambda m: m.group(1) + str(src / "_build" / ".jupyter_cache"),
                   text, count=1, flags=re.M)
@@ -112,6 +159,8 @@ def make_student_sources(src: Path, dest: Path) -> list[Path]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--strip", metavar="FILE")
+    ap.add_argument("--tree", action="store_true",
+                    help="write the student branch's content (every tracked file) to DEST")
     ap.add_argument("src", nargs="?")
     ap.add_argument("dest", nargs="?")
     args = ap.parse_args(argv)
@@ -120,6 +169,11 @@ def main(argv=None) -> int:
         return 0
     if not (args.src and args.dest):
         ap.error("give SRC_ROOT DEST_ROOT or --strip FILE")
+    if args.tree:
+        files = make_student_tree(Path(args.src), Path(args.dest))
+        print(f"[student] branch content written to {args.dest} ({len(files)} Markdown "
+              "files without solutions)")
+        return 0
     files = make_student_sources(Path(args.src), Path(args.dest))
     print(f"[student] {len(files)} Markdown files written to {args.dest} without solutions")
     return 0

@@ -194,3 +194,30 @@ def test_student_edition_has_exercises_but_no_solutions():
     assert normal_sol, "the normal build shows no solution at all"
     assert student_sol == {}, f"solutions left in the student edition: {student_sol}"
     assert student_ex == normal_ex, (normal_ex, student_ex)
+
+
+CDN_HOSTS = ("unpkg.com", "cdn.jsdelivr.net", "cdnjs.cloudflare.com", "code.jquery.com",
+             "cdn.plot.ly", "requirejs.org")
+
+
+@pytest.mark.parametrize("root", [HTML, STUDENT], ids=["book", "student"])
+def test_no_page_names_a_cdn(root):
+    """No built page names a CDN, not even in a configuration that is never fetched (the
+    book works offline; sphinx-thebe's unpkg address is dropped by tools/book_ext.py)."""
+    if not (root / "index.html").is_file():
+        pytest.skip(f"no build at {root}")
+    named = {p.relative_to(root).as_posix(): host
+             for p in root.rglob("*.html") if "_static" not in p.parts
+             for host in CDN_HOSTS if host in p.read_text(encoding="utf8")}
+    assert not named, named
+
+
+def test_student_launch_buttons_open_the_student_branch():
+    """The student edition's Binder buttons open the branch without solutions; the normal
+    edition's open main."""
+    page = "chapters/pegasos/index.html"
+    student = (STUDENT / page).read_text(encoding="utf8")
+    normal = (HTML / page).read_text(encoding="utf8")
+    assert "mybinder.org/v2/gh/" in student and "mybinder.org/v2/gh/" in normal
+    assert "/student?" in student and "/main?" not in student
+    assert "/main?" in normal
