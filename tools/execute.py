@@ -6,7 +6,8 @@ Reads the chapters listed in BOOK_ROOT/_toc.yml (root included), registers each 
 notebook in the jupyter-cache with myst-nb's own reader (so the Sphinx pass, which reads the
 notebooks the same way, finds them by the same hash), and executes every notebook whose
 cached copy is missing or stale with jupyter-cache's `local-parallel` executor: one process
-per core, each notebook in its own directory as working directory (as myst-nb would run it).
+per core, each notebook in its own directory as working directory (as myst-nb would run it);
+the pages listed in TIMED, which measure times, run afterwards one at a time.
 A failing notebook is reported with its traceback and the script exits non-zero.
 
 jupyter-cache only hashes a notebook's own code.  The outputs also depend on `rlmlib/`,
@@ -37,6 +38,13 @@ REPO = Path(__file__).resolve().parents[1]
 DEPENDS = ["rlmlib", "data", "benchmarks", "requirements.txt", "pyproject.toml"]
 #: environment variables that change what the chapters compute (sizes, figure mode)
 ENV_DEPENDS = ["RLMLIB_FULL", "RLMLIB_EXPLORE"]
+#: pages that time code and state results about the times: executed one at a time, after
+#: the others (in parallel with another notebook, or with a page's Dask workers, a timing on
+#: the two-core machine measures the neighbour, not the code)
+TIMED = ["chapters/foundations/order.md", "chapters/pegasos/experiments.md",
+         "chapters/sgdqn/experiments.md", "chapters/fiol/experiments.md",
+         "chapters/precond/experiments.md", "chapters/implementation/benchmarks.md",
+         "chapters/implementation/cluster.md"]
 #: marker telling the Makefile to re-render every page (`jupyter-book build --all`)
 STALE_MARKER = Path("_build") / ".sphinx-stale"
 
@@ -124,12 +132,20 @@ def main(argv=None) -> int:
     if not stale:
         return 0
     t0 = time.perf_counter()
-    executor = load_executor("local-parallel", cache=cache)
-    result = executor.run_and_cache(filter_pks=[r.pk for r in stale], timeout=args.timeout,
-                                    allow_errors=False)
-    print(f"[execute] {len(result.succeeded)} succeeded, {len(result.errored)} failed, "
-          f"{len(result.excepted)} excepted in {time.perf_counter() - t0:.1f} s", flush=True)
-    bad = list(result.errored) + list(result.excepted)
+    timed = {(root / t).resolve() for t in TIMED}
+    batches = [("local-parallel", [r for r in stale if Path(r.uri) not in timed]),
+               ("local-serial", [r for r in stale if Path(r.uri) in timed])]
+    bad = []
+    for kind, recs in batches:
+        if not recs:
+            continue
+        executor = load_executor(kind, cache=cache)
+        result = executor.run_and_cache(filter_pks=[r.pk for r in recs],
+                                        timeout=args.timeout, allow_errors=False)
+        print(f"[execute] {kind}: {len(result.succeeded)} succeeded, {len(result.errored)} "
+              f"failed, {len(result.excepted)} excepted ({time.perf_counter() - t0:.1f} s "
+              "since the start)", flush=True)
+        bad += list(result.errored) + list(result.excepted)
     for uri in bad:
         rec = cache.get_project_record(uri)
         print(f"\n[execute] FAILED: {uri}\n{rec.traceback or '(no traceback)'}", flush=True)
