@@ -90,6 +90,12 @@ class Result:
         access when the run recorded no intermediate checkpoints (one pass over the data)."""
         return float(self.trace.objective[-1])
 
+    @property
+    def objective_representable(self):
+        """False when F(w) exceeds the largest double (``objective`` is then inf, an honest
+        overflow, not a value): inside the validated ranges (DESIGN.md) this cannot happen."""
+        return bool(np.isfinite(self.objective))
+
     def decision_function(self, X):
         from .objective import decision_function
 
@@ -104,6 +110,8 @@ class Result:
 
     def __repr__(self):
         ps = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        return (f"Result(solver={self.solver!r}, {ps}, objective={self.objective:.10g}, "
+        obj = (f"{self.objective:.10g}" if self.objective_representable
+               else f"{self.objective} (beyond the largest double)")
+        return (f"Result(solver={self.solver!r}, {ps}, objective={obj}, "
                 f"n_features={self.w.shape[0]}, checkpoints={len(self.trace)}, "
                 f"seconds={self.trace.seconds[-1]:.4g})")

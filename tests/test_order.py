@@ -196,3 +196,16 @@ def test_sgd_with_replacement_draws_what_sample_indices_reports(binary):
     w = textbook_sgd(X, y, 0.05, 2, "logistic", res.params["t0"], [idx[:m], idx[m:]])
     np.testing.assert_allclose(res.w, w, rtol=1e-10, atol=1e-13)
     assert len(np.unique(idx[:m])) < m     # with replacement: some examples repeat
+
+
+def test_result_says_when_its_objective_is_not_representable(binary):
+    from rlmlib._result import Result, Trace
+
+    X, y = binary
+    res = rlmlib.sgd(X, y, sigma=0.1, epochs=1)
+    assert res.objective_representable and "beyond" not in repr(res)
+    tr = Trace(iteration=np.array([0, 1]), epoch=np.array([0.0, 1.0]),
+               seconds=np.array([0.0, 0.1]), objective=np.array([1.0, np.inf]))
+    big = Result(w=np.zeros(3), solver="x", params={}, trace=tr)
+    assert not big.objective_representable
+    assert "objective=inf (beyond the largest double)" in repr(big)
