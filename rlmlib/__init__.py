@@ -45,3 +45,6 @@ def __getattr__(name):
             if e.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from .precond import condition_numbers, precondition  # noqa: E402
+from .sag import sag  # noqa: E402
+from .svrg import svrg  # noqa: E402
