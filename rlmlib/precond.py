@@ -141,7 +141,11 @@ class Preconditioner:
     exact : bool
         Whether Chat = C (all rows).
     U : ndarray (n, r)
-        Orthonormal eigenvectors of Chat with non-zero eigenvalues (all n when exact).
+        Orthonormal eigenvectors of Chat with non-zero eigenvalues (all n when exact); a
+        property that forms it densely. The solvers use ``U_apply``/``Ut_apply``, which
+        for a sampled preconditioner go through the s sampled rows: U = S^T M.
+    rank : int
+        r, the number of columns of U.
     eigenvalues : ndarray (r,)
         The eigenvalues c_j of Chat matching ``U`` (decreasing).
     alpha2 : float
@@ -172,26 +176,48 @@ class Preconditioner:
     def __repr__(self):
         kind = "exact" if self.exact else f"sampled from s={self.sample_size} rows"
         return (f"Preconditioner({kind}, sigma={self.sigma:g}, beta={self.beta:g}, "
-                f"rank {self.U.shape[1]}, numerical_rank={self.numerical_rank:.4g}, "
+                f"rank {self.rank}, numerical_rank={self.numerical_rank:.4g}, "
                 f"coherence={self.coherence:.4g}, build {self.build_seconds:.3g} s)")
 
     @property
     def n_features(self):
-        return self.U.shape[0]
+        return self.basis.shape[0]
+
+    @property
+    def U(self):
+        """The orthonormal basis U (n x r) as a dense array (small problems only: the
+        sampled preconditioner keeps it as S^T M and never forms it)."""
+        return self.U_apply(np.eye(self.rank))
+
+    def U_apply(self, b):
+        """U b for a vector or matrix b (r rows), through S^T (M b) when sampled."""
+        b = np.asarray(b, dtype=np.float64)
+        if self.M is not None:
+            b = self.M @ b
+        out = self.basis @ b
+        return np.asarray(out.toarray() if hasattr(out, "toarray") else out)
+
+    def Ut_apply(self, v):
+        """U^T v for a vector or matrix v (n rows)."""
+        v = np.asarray(v, dtype=np.float64)
+        out = self.basis.T @ v
+        out = np.asarray(out.toarray() if hasattr(out, "toarray") else out)
+        return out if self.M is None else self.M.T @ out
 
     def H_inv_apply(self, v):
         """H^-1 v for a vector (or the columns of a matrix) v, without forming H."""
         v = np.asarray(v, dtype=np.float64)
-        return self.alpha2 * v + self.U @ (self.e[:, None] * (self.U.T @ v) if v.ndim == 2
-                                           else self.e * (self.U.T @ v))
+        c = self.Ut_apply(v)
+        return self.alpha2 * v + self.U_apply(self.e[:, None] * c if v.ndim == 2
+                                              else self.e * c)
 
     def _power(self, v, p):
         """H^p v for p = +-1/2: eigenvalues (c + sigma/beta)^p on U, (sigma/beta)^p off it."""
         v = np.asarray(v, dtype=np.float64)
         off = (self.sigma / self.beta) ** p
         on = (self.eigenvalues + self.sigma / self.beta) ** p - off
-        c = self.U.T @ v
-        return off * v + self.U @ (on[:, None] * c if v.ndim == 2 else on * c)
+        c = self.Ut_apply(v)
+        return off * v + self.U_apply(on[:, None] * c if v.ndim == 2 else on * c)
 
     def to_original(self, u):
         """w = H^(-1/2) u: a solution of the transformed problem in the original coordinates."""
@@ -269,6 +295,17 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     >>> bool(np.isclose(P.numerical_rank, P.norms2.mean()))
     True
     """
+    from threadpoolctl import threadpool_limits
+
+    # One thread: on a shared 2-core machine, OpenBLAS threads made the small products
+    # and eigendecompositions here up to 10x slower, and kept spinning into the
+    # single-threaded solver kernels that follow (DESIGN.md, "Data representation").
+    with threadpool_limits(1):
+        return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
+
+
+def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
+    """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
     sigma = check_positive("sigma", sigma)
     beta = check_beta(beta, loss)
     seed = check_seed(seed)
@@ -285,7 +322,8 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         C = (A.T @ A) / mr
         C = C.toarray() if not isinstance(C, np.ndarray) else C
         c, U = np.linalg.eigh(C)
-        c, U = np.maximum(c[::-1], 0.0), np.ascontiguousarray(U[:, ::-1])
+        c, basis = np.maximum(c[::-1], 0.0), np.ascontiguousarray(U[:, ::-1])
+        M = None  # U = basis
         sample = None
         shift = np.ones(mr)
     else:
@@ -293,31 +331,36 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         sample = np.sort(rng.choice(mr, size=m, replace=False))
         S = A[sample]
         # thin SVD of S / sqrt(s) through its s x s Gram matrix: S S^T / s = W diag(c) W^T,
-        # then U = S^T W diag(1/sqrt(s c)) has orthonormal columns and Chat = U diag(c) U^T
+        # then U = S^T W diag(1/sqrt(s c)) has orthonormal columns and Chat = U diag(c) U^T.
+        # U is kept as S^T M (M = W diag(1/sqrt(s c)), s x r): never an n x s dense array.
+        # Directions with c_j below 1e-12 c_max are dropped; the loss of orthogonality of
+        # the kept ones, about 1e-16 c_max / c_j, enters H^-1 only through e_j, which is
+        # of order c_j (beta/sigma)^2 for small c_j: an error of ~1e-16 c_max beta/sigma.
         G = S @ S.T
         G = (G.toarray() if not isinstance(G, np.ndarray) else G) / m
-        c, W = np.linalg.eigh(G)
+        c, W = np.linalg.eigh((G + G.T) / 2)
         c, W = c[::-1], W[:, ::-1]
-        keep = c > max(c[0], 0.0) * 1e-12 if c.size and c[0] > 0 else np.zeros(c.size, bool)
+        keep = c > c[0] * 1e-12 if c[0] > 0 else np.zeros(c.size, bool)
         c, W = c[keep], W[:, keep]
-        U = np.asarray(S.T @ (W / np.sqrt(m * c)))
-        U, _ = np.linalg.qr(U)  # re-orthonormalize (the Gram route squares the condition)
-        Cs = U.T @ np.asarray(S.T @ (S @ U)) / m  # Chat restricted to span(U), symmetric
-        c, Z = np.linalg.eigh((Cs + Cs.T) / 2)
-        c, U = np.maximum(c[::-1], 0.0), np.ascontiguousarray(U @ Z[:, ::-1])
+        M = np.ascontiguousarray(W / np.sqrt(m * c))
+        basis = S.T.tocsr() if not isinstance(S, np.ndarray) else np.ascontiguousarray(S.T)
         shift = np.zeros(mr)
         shift[sample] = mr / m
     t1 = time.perf_counter()
     lam = sigma / beta
     alpha2 = beta / sigma
     e = 1.0 / (c + lam) - alpha2
-    Q = np.ascontiguousarray(np.asarray(A @ U))
+    Q = A @ basis
+    if M is not None:
+        Q = Q @ M
+    Q = np.ascontiguousarray(Q.toarray() if not isinstance(Q, np.ndarray) else Q)
     norms2 = alpha2 * _row_norms2(rows.data, rows.indptr, np.empty(mr)) + (Q * Q) @ e
     norms2 = np.maximum(norms2, 0.0)
     t2 = time.perf_counter()
     gamma = float(np.sum(c / (c + lam)))
     return Preconditioner(
-        sigma=sigma, beta=beta, sample_size=m, sample=sample, exact=m is None, U=U,
+        sigma=sigma, beta=beta, sample_size=m, sample=sample, exact=m is None,
+        basis=basis, M=M, rank=c.shape[0],
         eigenvalues=c, alpha2=alpha2, e=e, Q=Q, norms2=norms2, shift=shift,
         numerical_rank=gamma, mean_norm2=float(norms2.mean()),
         coherence=float(norms2.max() / gamma) if gamma > 0 else math.inf,
@@ -456,7 +499,8 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
     L = LOSSES[loss]["smoothness"]
     P = precondition
     if P is None:
-        U = np.zeros((rows.n_features, 0))
+        def U(b):  # no basis: U b = 0 in R^n
+            return np.zeros(rows.n_features)
         Q = np.zeros((m, 0))
         e = np.zeros(0)
         alpha2, rho, shift, norms2 = 1.0, sigma, np.zeros(m), norms
@@ -470,7 +514,7 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
                              f"{sigma!r}: build it with the solver's sigma")
         check_beta(P.beta, loss)
         P.check_data(rows)
-        U, Q, e, alpha2, rho = P.U, P.Q, P.e, P.alpha2, P.beta
+        U, Q, e, alpha2, rho = P.U_apply, P.Q, P.e, P.alpha2, P.beta
         shift = P.beta * P.shift
         norms2 = P.norms2
         # |phihat_i''| <= max(shift_i, L - shift_i) (logistic: phi'' in (0, L]); squared:

@@ -152,7 +152,7 @@ def sag(X, y, *, sigma, epochs, loss, step=None, precondition=None, seed=0,
 
     def get_w():
         catch_up_all(va, vb, last, Sa, state)
-        return va + A["U"] @ vb
+        return va + A["U"](vb)
 
     evaluate = make_evaluate(rows, A["y"], A["sigma"], A["code"], 2.0, test, A["task"], get_w)
     trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,

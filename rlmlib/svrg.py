@@ -163,7 +163,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
 
     def get_w():
         catch_up_all(va, vb, last, Sa, state)
-        return va + A["U"] @ vb
+        return va + A["U"](vb)
 
     evaluate = make_evaluate(rows, A["y"], A["sigma"], A["code"], 2.0, test, A["task"], get_w)
     trace = run_checkpointed(advance, stages, m / (m + inner), evaluate, n_checkpoints,
