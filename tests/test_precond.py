@@ -211,3 +211,31 @@ def test_trace_independent_of_checkpoints():
         b = solver(X, y, sigma=SIGMA, epochs=6, loss="logistic", n_checkpoints=3)
         np.testing.assert_allclose(a.w, b.w, rtol=1e-12)
         assert b.trace.epoch[-1] >= 6
+
+
+BOUNDS_CODE = """
+import numpy as np, scipy.sparse as sp, rlmlib
+rng = np.random.default_rng(0)
+X = rng.standard_normal((30, 6)); y = np.where(X[:, 0] > 0, 1, -1)
+Xs = sp.random(30, 50, density=0.2, format="csr", random_state=1)
+for A in (X, Xs):
+    for P in (None, rlmlib.precondition(A, sigma=0.1, beta=0.2, m=4)):
+        for epochs in (1, 3):
+            rlmlib.sag(A, y, sigma=0.1, epochs=epochs, loss="logistic", precondition=P,
+                       n_checkpoints=2)
+            rlmlib.svrg(A, y, sigma=0.1, epochs=epochs, loss="logistic", precondition=P,
+                        inner=7, n_checkpoints=2)
+print("ok")
+"""
+
+
+def test_kernels_in_bounds(tmp_path):
+    """sag/svrg kernels (with the look-ahead prefetch) under numba's bounds checking."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", BOUNDS_CODE], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
