@@ -76,12 +76,15 @@ bench: $(STAMP)
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
 # (about an hour each on two cores). A copy of the chapter is executed: jupytext refuses to
 # write back a source that was edited during the run. Commit the JSON file afterwards.
+# `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
+# cluster instead of the embedded one (chapters/implementation/cluster.md).
 RECORDED_CHAPTERS := chapters/pegasos/experiments.md
+SCHEDULER ?=
 record: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record] commit rlmlib first: the record names the commit it ran"; exit 1; }
 	@for f in $(RECORDED_CHAPTERS); do \
 	  tmp=$$(mktemp -d); cp "$$f" "$$tmp/run.md"; echo "[record] $$f (RLMLIB_FULL=1)"; \
-	  RLMLIB_FULL=1 $(BUILD_ENV) $(VENV)/bin/jupytext --to notebook --execute "$$tmp/run.md" \
+	  RLMLIB_FULL=1 $(if $(SCHEDULER),RLMLIB_SCHEDULER=$(SCHEDULER)) $(BUILD_ENV) $(VENV)/bin/jupytext --to notebook --execute "$$tmp/run.md" \
 	    -o "$$tmp/run.ipynb"; \
 	done
 	git status --short data/recorded

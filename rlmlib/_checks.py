@@ -76,6 +76,105 @@ def is_compact(rows):
     return (not rows.sparse) and rows.indices.shape[0] != rows.data.shape[0]
 
 
+@njit(cache=True)
+def _compressed_problem(indices, indptr, n_major, n_minor, nnz):
+    """First fault of a compressed (CSR/CSC) structure, in one O(nnz) pass: returns
+    (code, position, value) with code 0 when the structure is sound; 1 indptr[0] != 0,
+    2 indptr decreasing at position, 3 indptr[-1] != nnz (= len(data)) or beyond len(indices),
+    4 an index outside [0, n_minor) at position."""
+    if indptr[0] != 0:
+        return 1, 0, np.int64(indptr[0])
+    for i in range(n_major):
+        if indptr[i + 1] < indptr[i]:
+            return 2, i + 1, np.int64(indptr[i + 1])
+    if indptr[n_major] != nnz or nnz > indices.shape[0]:
+        return 3, n_major, np.int64(indptr[n_major])
+    lo = 0
+    hi = 0
+    for j in range(nnz):  # branch-free min/max: vectorizes
+        c = indices[j]
+        lo = min(lo, c)
+        hi = max(hi, c)
+    if lo < 0 or hi >= n_minor:
+        for j in range(nnz):  # locate the first fault (only on the error path)
+            c = indices[j]
+            if c < 0 or c >= n_minor:
+                return 4, j, np.int64(c)
+    return 0, 0, np.int64(0)
+
+
+def _int_array(name, what, a):
+    a = np.asarray(a)
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise ValueError(f"{name} is a malformed sparse matrix: its {what} must be a 1-D "
+                         f"integer array, got dtype {a.dtype} and shape {a.shape}")
+    if a.dtype.kind == "u" or a.dtype.itemsize < 4:  # int32 and int64 are checked as is
+        a = a.astype(np.int64)
+    return np.ascontiguousarray(a)
+
+
+def _check_structure(X, name):
+    """Validate the index structure of a scipy.sparse matrix in O(nnz) (numba, one pass),
+    so that no kernel and no scipy converter reads out of bounds. CSR and CSC: indptr of
+    length major+1, starting at 0, non-decreasing, ending at len(data) = len(indices);
+    indices in [0, n_minor). COO: row and col in range and as long as data. BSR: scipy's
+    full check. Other formats (LIL, DOK, DIA) keep their structure in Python objects."""
+    fmt = getattr(X, "format", None)
+    m, n = X.shape
+    if fmt in ("csr", "csc"):
+        major, minor = (m, n) if fmt == "csr" else (n, m)
+        what = "rows" if fmt == "csr" else "columns"
+        indptr = _int_array(name, "indptr", X.indptr)
+        indices = _int_array(name, "indices", X.indices)
+        nnz = np.asarray(X.data).shape[0] if np.ndim(X.data) == 1 else -1
+        if nnz < 0:
+            raise ValueError(f"{name} is a malformed sparse matrix: data must be 1-D, got "
+                             f"shape {np.shape(X.data)}")
+        if indptr.shape[0] != major + 1:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr must have {major + 1} "
+                f"entries ({what} + 1) for shape {X.shape}, got {indptr.shape[0]}")
+        if indices.shape[0] != nnz:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indices and data must have the "
+                f"same length, got {indices.shape[0]} and {nnz}")
+        code, pos, val = _compressed_problem(indices, indptr, major, minor, nnz)
+        if code == 1:
+            raise ValueError(f"{name} is a malformed {fmt.upper()} matrix: indptr[0] must be "
+                             f"0, got {val}")
+        if code == 2:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr must be non-decreasing, "
+                f"got indptr[{pos}] = {val} < indptr[{pos - 1}] = {int(indptr[pos - 1])}")
+        if code == 3:
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: indptr[-1] must equal the "
+                f"number of stored values {nnz}, got {val}")
+        if code == 4:
+            kind = "column" if fmt == "csr" else "row"
+            raise ValueError(
+                f"{name} is a malformed {fmt.upper()} matrix: {kind} index {val} at position "
+                f"{pos} is outside [0, {minor}) for shape {X.shape}")
+    elif fmt == "coo":
+        coords = getattr(X, "coords", None) or (X.row, X.col)
+        nnz = np.shape(X.data)[0] if np.ndim(X.data) == 1 else -1
+        for axis, (c, size) in enumerate(zip(coords, (m, n))):
+            c = _int_array(name, ("row", "col")[axis], c)
+            if c.shape[0] != nnz:
+                raise ValueError(f"{name} is a malformed COO matrix: row, col and data must "
+                                 f"have the same length, got {c.shape[0]} and {nnz}")
+            bad = (c < 0) | (c >= size)
+            if bad.any():
+                raise ValueError(
+                    f"{name} is a malformed COO matrix: {('row', 'column')[axis]} index "
+                    f"{int(c[bad][0])} is outside [0, {size}) for shape {X.shape}")
+    elif fmt == "bsr":
+        try:
+            X.check_format(full_check=True)
+        except Exception as e:
+            raise ValueError(f"{name} is a malformed BSR matrix: {e}") from e
+
+
 def as_rows(X, name="X", compact_dense=False):
     """Check a data matrix and return it as :class:`Rows` (CSR arrays for the kernels).
 
@@ -94,7 +193,10 @@ def as_rows(X, name="X", compact_dense=False):
             raise TypeError(
                 f"{name} must hold real numbers, got a sparse matrix of dtype {X.dtype}"
             )
-        X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR (no copy if already CSR)
+        if X.format != "csr":
+            _check_structure(X, name)  # before tocsr: scipy's converters trust the structure
+            X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR
+        _check_structure(X, name)  # O(nnz): indices in range, indptr consistent
         data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
         if not all_finite(data):
             bad = data[~np.isfinite(data)][0]
@@ -202,11 +304,206 @@ def _is_real(v):
     return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
 
 
+def _as_float(v):
+    """float(v) for a real v, inf (with v's sign) for an integer too large for a double
+    (10**400 would raise OverflowError), NaN for anything that is not a real number."""
+    if not _is_real(v):
+        return math.nan
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def _show_number(v):
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and abs(int(v)) > 2 ** 64:
+        return f"an integer of {len(str(abs(int(v))))} digits (beyond the double range)"
+    return _show(v)
+
+
 def check_positive(name, v):
     """A finite real number > 0; returns it as float."""
-    if not _is_real(v) or not math.isfinite(float(v)) or float(v) <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {_show(v)}")
-    return float(v)
+    x = _as_float(v)
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {_show_number(v)}")
+    return x
+
+
+# ------------------------------------------------------------------ validated numeric ranges
+# (DESIGN.md, "Validated ranges"). One place for the bounds every solver relies on.
+SIGMA_MIN = 2.0 ** -1022
+"""Smallest sigma: the smallest normal double. Below it sigma is subnormal (relative precision
+lost, 1/sigma = inf), so steps 1/(sigma t) and balls 1/sqrt(sigma) are not representable."""
+SIGMA_MAX = 2.0 ** 960
+"""Largest sigma: sigma * t stays finite for every step count t < 2**63."""
+STEPS_MAX = 2 ** 53
+"""Largest step count (T * k, epochs * m): step counters and t sigma stay exact in a double."""
+
+
+def check_sigma(v, name="sigma"):
+    """The regularization weight: a real number in [SIGMA_MIN, SIGMA_MAX] (2^-1022 to 2^960).
+
+    Every solver calls this one check (DESIGN.md, "Validated ranges")."""
+    x = _as_float(v)
+    if not math.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {_show_number(v)}")
+    if x < SIGMA_MIN:
+        raise ValueError(
+            f"{name} must be at least the smallest normal double 2**-1022 "
+            f"(~2.2e-308), got {x!r}: below it {name} is subnormal (1/{name} overflows and "
+            f"{name} * r(w) loses its relative precision)")
+    if x > SIGMA_MAX:
+        raise ValueError(f"{name} must be at most 2**960 (~9.7e288) so that {name} * t stays "
+                         f"finite for every step t, got {_show_number(v)}")
+    return x
+
+
+def check_steps(name, total, what):
+    """A total number of steps (``what`` says how it is made, e.g. 'T * k'): at most 2**53,
+    checked before anything is allocated or run."""
+    if total > STEPS_MAX:
+        raise ValueError(f"{name} is too large: {what} = {total} steps, at most 2**53 "
+                         f"(~9.0e15) are supported (step counters must stay exact)")
+    return total
+
+
+def check_n_checkpoints(v, total_steps=None):
+    """None (no intermediate evaluation) or an integer in [1, 10**6]: each checkpoint is one
+    pass over the data and a trace entry, so more than a million is never meant."""
+    if v is None:
+        return None
+    v = check_int("n_checkpoints", v, lo=1)
+    if v > 10 ** 6:
+        raise ValueError(f"n_checkpoints must be at most 10**6 (each checkpoint is one pass "
+                         f"over the data), got {_show_number(v)}")
+    return v
+
+
+def _memory_bytes():
+    """Physical memory of this machine in bytes (None where the OS does not say)."""
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(name, value, n_bytes, what):
+    """Resource check before allocating: ``n_bytes`` (``what`` says for what) must fit in half
+    of the machine's physical memory (``value`` may be a string, e.g. '(1000, 10)' for
+    name='m, n'); otherwise a ValueError names the argument, not numpy's
+    MemoryError after the fact."""
+    total = _memory_bytes()
+    if total is not None and n_bytes > total // 2:
+        shown = value if isinstance(value, str) else _show_number(value)
+        raise ValueError(f"{name}={shown} would need {n_bytes / 2**30:.3g} GiB "
+                         f"of memory ({what}); this machine has {total / 2**30:.3g} GiB")
+    return value
+
+
+@njit(cache=True)
+def _max_row_norm(data, indptr):
+    """max_i ||x_i||_2 without overflow (rows scaled by their largest entry)."""
+    best = 0.0
+    for i in range(indptr.shape[0] - 1):
+        M = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            M = max(M, abs(data[j]))
+        if M == 0.0:
+            continue
+        acc = 0.0
+        for j in range(indptr[i], indptr[i + 1]):
+            u = data[j] / M
+            acc += u * u
+        best = max(best, M * math.sqrt(acc))
+    return best
+
+
+@njit(cache=True)
+def _min_abs_nonzero(data):
+    """Smallest |x| over the non-zero entries (inf when there is none)."""
+    best = math.inf
+    for j in range(data.shape[0]):
+        a = abs(data[j])
+        if a != 0.0 and a < best:
+            best = a
+    return best
+
+
+def max_row_norm(rows):
+    """max_i ||x_i||_2 of checked rows (inf when a norm is beyond the double range)."""
+    if is_compact(rows):
+        n = rows.n_features
+        return _max_row_norm(rows.data, np.arange(0, rows.data.shape[0] + 1, n,
+                                                   dtype=np.int64))
+    return _max_row_norm(rows.data, rows.indptr)
+
+
+def loss_limit(m):
+    """Largest loss value (and |loss'| * ||x||) allowed with m examples: 2^1020 / m, so a sum
+    over the m examples stays 8 times below the largest double."""
+    return 2.0 ** 1020 / max(1, m)
+
+
+def _z_max(code, limit):
+    """Largest |margin| (or |z - y|) at which the loss value stays below ``limit``."""
+    from .losses import ABSOLUTE, EXP_CUT, EXPONENTIAL, HINGE, LOGISTIC
+    if code in (HINGE, LOGISTIC, ABSOLUTE):
+        return limit / 2.0
+    if code == EXPONENTIAL:  # e^600 (1 + (-600 - s)) beyond the cut
+        return limit / math.exp(EXP_CUT) / 2.0
+    return math.sqrt(limit)  # squared, squared_hinge: z^2 / 2
+
+
+def check_scale(rows, y, code, w_bound, why, solver, extra=()):
+    """The one data-scale check of the solvers (DESIGN.md, "Validated ranges").
+
+    ``w_bound`` bounds ||w||_2 over the whole run (each solver derives its own; ``why`` says
+    how, e.g. '1/sqrt(sigma)'). With R = max_i ||x_i||_2 every margin satisfies |<w, x_i>| <=
+    R * w_bound; that bound plus max|y| (regression) must keep the loss below
+    L = 2^1020 / m (:func:`loss_limit`), and |loss'| * R must stay below L too, so no value,
+    gradient or sum over the m examples can overflow. ``extra`` holds further (value,
+    description) pairs a solver's kernel forms (a step's length, an internal scale factor),
+    each of which must stay below 2^960. Returns R; raises ValueError saying which quantity
+    is too large and what to change."""
+    from .losses import LOSSES, NAMES, loss_deriv
+    R = max_row_norm(rows)
+    name = NAMES[code]
+    tiny = _min_abs_nonzero(rows.data)
+    if tiny < SIGMA_MIN:
+        raise ValueError(f"X holds a subnormal value {tiny:.3g} (below the smallest normal "
+                         f"double 2**-1022 ~ 2.2e-308), whose relative precision is lost and "
+                         f"which {solver}'s scalings cannot represent: scale X up or set such "
+                         f"entries to 0")
+    if not math.isfinite(R):
+        raise ValueError(f"X is too large for {solver}: the Euclidean norm of a row is beyond "
+                         f"the double range (largest |x_ij| = {np.max(np.abs(rows.data)):.3g}); "
+                         f"scale X down")
+    limit = loss_limit(n_rows(rows))
+    zmax = _z_max(code, limit)
+    regression = LOSSES[name]["task"] == "regression"
+    ymax = float(np.max(np.abs(y))) if regression and y is not None and y.size else 0.0
+    if ymax > zmax / 2:
+        raise ValueError(f"y is too large for the {name} loss: max|y| = {ymax:.3g}, at most "
+                         f"{zmax / 2:.3g} keeps the loss representable; scale y down")
+    zb = R * w_bound
+    if not zb + ymax <= zmax:
+        raise ValueError(
+            f"X is too large for {solver} with this sigma: margins |<w, x>| can reach "
+            f"max||x|| * {why} = {R:.3g} * {w_bound:.3g} = {zb:.3g}, beyond {zmax:.3g} "
+            f"where the {name} loss and its sums over the examples stay representable; "
+            f"scale X down or raise sigma")
+    z = zb + ymax
+    d = abs(loss_deriv(code, -z, 1.0)) if not regression else z
+    if not d * R <= limit:
+        raise ValueError(
+            f"X is too large for {solver} with this sigma: gradients |loss'| * ||x|| can reach "
+            f"{d * R:.3g} for the {name} loss, beyond {limit:.3g}; scale X down or raise sigma")
+    for value, what in extra:
+        if not value <= 2.0 ** 960:
+            raise ValueError(f"X is too large for {solver} with this sigma: {what} can reach "
+                             f"{value:.3g}, beyond 2**960; scale X down or raise sigma")
+    return R
 
 
 def check_int(name, v, lo=1, hi=None):
@@ -217,17 +514,18 @@ def check_int(name, v, lo=1, hi=None):
     v = int(v)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         if hi is None:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {v}")
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {v}")
+            raise ValueError(f"{name} must be an integer >= {lo}, got {_show_number(v)}")
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {_show_number(v)}")
     return v
 
 
 def check_interval(name, v, lo, hi, lo_closed=True, hi_closed=True):
     """A finite real number in the interval given by lo, hi and the closedness flags."""
     interval = ("[" if lo_closed else "(") + f"{lo}, {hi}" + ("]" if hi_closed else ")")
-    if not _is_real(v) or not math.isfinite(float(v)):
-        raise ValueError(f"{name} must be a finite number in {interval}, got {_show(v)}")
-    x = float(v)
+    x = _as_float(v)
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number in {interval}, got "
+                         f"{_show_number(v)}")
     ok_lo = x >= lo if lo_closed else x > lo
     ok_hi = x <= hi if hi_closed else x < hi
     if not (ok_lo and ok_hi):

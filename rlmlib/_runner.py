@@ -85,9 +85,9 @@ def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoi
 
 def check_checkpoints(n_checkpoints):
     """``None`` (lazy end only) or an integer >= 1."""
-    from ._checks import check_int
+    from ._checks import check_n_checkpoints
 
-    return None if n_checkpoints is None else check_int("n_checkpoints", n_checkpoints)
+    return check_n_checkpoints(n_checkpoints)
 
 
 def holdout_metric(test, w, task):

@@ -17,10 +17,28 @@ def _describe(x, limit=6):
     return f"[{body}{', ...' if a.size > limit else ''}] (length {a.size})"
 
 
+def _student(name, f):
+    """The reader's function must be callable (TypeError naming it otherwise)."""
+    if not callable(f):
+        raise TypeError(f"{name} must be a function (the one the exercise asks for), got "
+                        f"{f!r} of type {type(f).__name__}")
+    return f
+
+
+def _as_real(name, got, case):
+    """The reader's result as a float64 array; strings, None and other non-numbers are an
+    AssertionError (numpy would turn '1.5' into 1.5 silently)."""
+    a = np.asarray(got) if not isinstance(got, (str, bytes)) else np.asarray([got])
+    if a.dtype.kind not in "biuf":
+        raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r} "
+                             f"(dtype {a.dtype})")
+    return a.astype(np.float64)
+
+
 def _compare_vectors(name, got, expected, rtol, case):
     expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
     try:
-        got = np.atleast_1d(np.asarray(got, dtype=np.float64))
+        got = np.atleast_1d(_as_real(name, got, case))
     except (TypeError, ValueError) as e:
         raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r}") from e
     if got.shape != expected.shape:
@@ -60,6 +78,7 @@ def check_grad_conjugate(grad_conjugate):
     """Exercise "implement the mirror map": ``grad_conjugate(theta, p)`` must return
     grad r*(theta)_i = ||theta||_q^(2-q) |theta_i|^(q-1) sgn(theta_i) / (q-1), q = p/(p-1),
     to relative accuracy 1e-9 on every coordinate, also for p = 1.01 and |theta_i| = 1e300."""
+    _student("grad_conjugate", grad_conjugate)
     from .pnorm import grad_conjugate as reference
 
     for case, theta, p in _grad_conjugate_cases():
@@ -87,12 +106,13 @@ def _ball_conjugate_cases():
 def check_ball_conjugate(r_conjugate_ball):
     """Exercise "the conjugate on the ball": ``r_conjugate_ball(theta, p, B)`` must return
     sup over ||w||_p <= B of <w, theta> - ||w||_p^2 / (2(p-1)), to relative accuracy 1e-9."""
+    _student("r_conjugate_ball", r_conjugate_ball)
     from .pnorm import r_conjugate
 
     for case, theta, p, B in _ball_conjugate_cases():
         label = f"'{case}': theta={_describe(theta)}, p={p}, B={B}"
         got = r_conjugate_ball(theta.copy(), p, B)
-        _compare_vectors("r_conjugate_ball", np.float64(got),
+        _compare_vectors("r_conjugate_ball", got,
                          np.asarray(r_conjugate(theta, p, radius=B)), 1e-9, label)
     return (f"r_conjugate_ball passed all {len(_ball_conjugate_cases())} inputs, inside and "
             "outside the ball.")
@@ -120,6 +140,7 @@ def _best_k_cases():
 def check_best_k(best_k):
     """Exercise "the best batch size at p < 2": ``best_k(n, d, a, b)`` must return the integer
     k >= 1 that minimizes :func:`pgs_time_model` (any minimizer, if two tie)."""
+    _student("best_k", best_k)
     for case, n, d, a, b in _best_k_cases():
         got = best_k(n, d, a, b)
         if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer)):
@@ -168,6 +189,7 @@ def check_scaled_step(scaled_step):
     returns (s+, v+) with s+ v+ = w+. It must not touch the coordinates of v where x is 0
     (the O(nnz) update) unless it folds the scale into v, and stay finite when 1 - eta lam = 0.
     """
+    _student("scaled_step", scaled_step)
     from .losses import LOGISTIC, loss_deriv
 
     cases = _scaled_step_cases()
@@ -183,7 +205,7 @@ def check_scaled_step(scaled_step):
                                  f"{type(out).__name__}")
         s_new, v_new = out
         try:
-            s_new = float(s_new)
+            s_new = float(_as_real("scaled_step: s", s_new, label).reshape(-1)[0])
         except (TypeError, ValueError) as e:
             raise AssertionError(f"scaled_step on input {label}: s must be a number, got "
                                  f"{s_new!r}") from e
@@ -191,7 +213,7 @@ def check_scaled_step(scaled_step):
             raise AssertionError(f"scaled_step on input {label}: the new scale s is {s_new}; "
                                  "it must be finite and non-zero (fold it into v when "
                                  "1 - eta*lam is 0 or s gets tiny)")
-        v_new = np.asarray(v_new, dtype=np.float64)
+        v_new = _as_real("scaled_step: v", v_new, label)
         _compare_vectors("scaled_step: s*v", s_new * v_new, expected, 1e-10, label)
         # the O(nnz) property: the shrink goes into s alone and v changes only where x is
         # non-zero, except when the new scale is tiny and may be folded into v

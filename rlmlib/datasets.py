@@ -250,6 +250,9 @@ def load_svmlight(path, n_features=None, *, name=None):
                 or n_features < 1):
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
         n_features = int(n_features)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or os.PathLike), got {path!r} of type "
+                        f"{type(path).__name__}")
     p = Path(os.fspath(path))
     if not p.is_file():
         raise FileNotFoundError(f"svmlight file {p} does not exist (readers with internet can "
@@ -264,6 +267,13 @@ def load_svmlight(path, n_features=None, *, name=None):
         raise ValueError(f"svmlight file {p} holds no examples")
     X = X.tocsr()
     X.sort_indices()
+    if not np.isfinite(y).all():
+        i = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"svmlight file {p}: the label of example {i} (counting "
+                         f"from 0) is {y[i]}, not a finite number")
+    if not np.isfinite(X.data).all():
+        raise ValueError(f"svmlight file {p} holds a feature value that is NaN or inf "
+                         f"({X.data[~np.isfinite(X.data)][0]})")
     labels = np.unique(y)
     classes = None
     if labels.size == 2:

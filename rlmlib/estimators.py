@@ -43,6 +43,22 @@ def _solver_params(f):
             if p.kind == p.KEYWORD_ONLY and p.name not in _RESERVED]
 
 
+def _check_fit_inputs(est, X):
+    """Before scikit-learn touches X: the shared O(nnz) check of a sparse structure (scipy's
+    converters would read a malformed one out of bounds), and a classification loss (a
+    regression loss would fit the labels as numbers)."""
+    from ._checks import _check_structure, _is_sparse
+    from .losses import LOSSES
+
+    if _is_sparse(X):
+        _check_structure(X, "X")
+    loss = getattr(est, "loss", None)
+    if isinstance(loss, str) and loss in LOSSES and LOSSES[loss]["task"] != "binary":
+        classification = [k for k, v in LOSSES.items() if v["task"] == "binary"]
+        raise ValueError(f"loss={loss!r} is a regression loss; RLMClassifier needs a "
+                         f"classification loss: one of {', '.join(map(repr, classification))}")
+
+
 class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     """Linear classifier trained by the rlmlib solver ``solver`` with its hyperparameters."""
 
@@ -83,8 +99,10 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on X (dense or sparse) and labels y (two or more classes)."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                             y_numeric=False)
+        _check_fit_inputs(self, X)
+        with np.errstate(invalid="ignore", over="ignore"):  # [inf, -inf] sums to NaN
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                                 y_numeric=False)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:

@@ -101,6 +101,13 @@ def mode() -> str:
     return "live" if ip is not None and getattr(ip, "kernel", None) is not None else "static"
 
 
+def _js(value) -> str:
+    """JSON for inside an inline <script>: '<', '>' and '&' escaped as \\u003c etc., so a
+    readout holding '</script>' or '<!--' cannot end or alter the script element."""
+    return (json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("&", "\\u0026"))
+
+
 def _fmt(v) -> str:
     if isinstance(v, (int, np.integer)):
         return str(int(v))
@@ -254,7 +261,7 @@ class Explorer:
             "img.src=frames[k];out.textContent=texts[k];root.setAttribute('data-frame',k);}"
             "for(var i=0;i<sliders.length;i++){sliders[i].addEventListener('input',show);}"
             "})();"
-        ) % (json.dumps(uid), json.dumps(uris), json.dumps(texts), json.dumps(sizes))
+        ) % (_js(uid), _js(uris), _js(texts), _js(sizes))
         self._html = (
             f'<div class="rlm-explore" id="{uid}" data-frame="{flat}" '
             f'data-frames="{len(frames)}">'

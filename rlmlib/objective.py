@@ -5,13 +5,16 @@
 with p in (1, 2]; at p = 2, r(w) = ||w||^2 / 2. X may be dense or sparse: the kernels below
 take CSR rows (see ``_checks.Rows``).
 """
+import math
+
 import numpy as np
 from numba import njit
 
 from . import pnorm
-from ._checks import (as_rows, check_positive, check_test_set, check_weights, check_X_y,
+from ._checks import (Rows, as_rows, check_sigma, check_test_set, check_weights, check_X_y,
                       check_y, is_compact, n_rows)
-from .losses import loss_code, loss_deriv, loss_task, loss_value, loss_values
+from .losses import (ABSOLUTE, HINGE, LOGISTIC, SQUARED, loss_code, loss_deriv, loss_task,
+                     loss_value, loss_values)
 
 
 # ----------------------------------------------------------------------------------- kernels
@@ -24,12 +27,90 @@ def row_dot(data, indices, start, stop, w):
     return z
 
 
+_DBL_MAX = 1.7976931348623157e308
+
+
+@njit(cache=True)
+def _pow2(z, e):
+    """z * 2^e in two factors (each within the double range for |e| <= 2100)."""
+    h = e // 2
+    return z * math.ldexp(1.0, h) * math.ldexp(1.0, e - h)
+
+
+@njit(cache=True)
+def _scaled_dot(data, indices, start, stop, w, dense):
+    """<w, x> for a row whose plain sum left the double range (a product or partial sum beyond
+    1.8e308, or inf - inf = NaN): entries and weights are scaled by powers of two so that every
+    product is at most 1, then the sum is scaled back (exact scalings). The result is inf only
+    when the true value is beyond the double range. dense: the row is data[start:stop] with
+    feature j at offset j (compact dense rows); else CSR with ``indices``."""
+    a = 0.0
+    b = 0.0
+    for j in range(start, stop):
+        a = max(a, abs(data[j]))
+        b = max(b, abs(w[j - start] if dense else w[indices[j]]))
+    if a == 0.0 or b == 0.0:
+        return 0.0
+    ea = math.frexp(a)[1]
+    eb = math.frexp(b)[1]
+    fa = math.ldexp(1.0, -ea)
+    fb = math.ldexp(1.0, -eb)
+    z = 0.0
+    for j in range(start, stop):
+        wj = w[j - start] if dense else w[indices[j]]
+        z += (data[j] * fa) * (wj * fb)
+    return _pow2(z, ea + eb)
+
+
+@njit(cache=True)
+def _scaled_dot_over(data, indices, start, stop, w, m):
+    """<w, x> / m for a CSR row whose margin itself is beyond the double range (see
+    _scaled_dot); finite when the quotient is."""
+    a = 0.0
+    b = 0.0
+    for j in range(start, stop):
+        a = max(a, abs(data[j]))
+        b = max(b, abs(w[indices[j]]))
+    ea = math.frexp(a)[1]
+    eb = math.frexp(b)[1]
+    fa = math.ldexp(1.0, -ea)
+    fb = math.ldexp(1.0, -eb)
+    z = 0.0
+    for j in range(start, stop):
+        z += (data[j] * fa) * (w[indices[j]] * fb)
+    return _pow2(z / m, ea + eb)
+
+
+@njit(cache=True)
+def _huge_loss_over_m(code, zm, y):
+    """loss(z, y) / m for a margin z beyond the double range, given zm = z / m: the losses
+    grow like |z| there (hinge, logistic, absolute: the constant is below rounding), or
+    faster (squared, squared hinge, exponential: the value is beyond the double range too)."""
+    if code == HINGE or code == LOGISTIC:
+        return max(0.0, -y * zm)
+    if code == ABSOLUTE:
+        return abs(zm)
+    if code == SQUARED or (y * zm < 0.0):
+        return math.inf
+    return 0.0  # squared hinge, exponential on the right side of a huge margin
+
+
+@njit(cache=True)
+def safe_row_dot(data, indices, start, stop, w):
+    """row_dot, recomputed in scaled form when the plain sum is not finite (see _scaled_dot);
+    one comparison per row otherwise. For the objective and metrics, not the solver loops."""
+    z = row_dot(data, indices, start, stop, w)
+    if not abs(z) <= _DBL_MAX:
+        z = _scaled_dot(data, indices, start, stop, w, False)
+    return z
+
+
 @njit(cache=True)
 def margins(data, indices, indptr, w, out):
-    """out[i] = <w, x_i> for the CSR rows."""
+    """out[i] = <w, x_i> for the CSR rows (finite whenever the true value is)."""
     m = indptr.shape[0] - 1
     for i in range(m):
-        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
+        z = safe_row_dot(data, indices, indptr[i], indptr[i + 1], w)
         out[i] = z
     return out
 
@@ -45,6 +126,8 @@ def dense_margins(data, n, w, out):
         a = i * n
         for j in range(n):
             z += data[a + j] * w[j]
+        if not abs(z) <= _DBL_MAX:
+            z = _scaled_dot(data, np.empty(0, dtype=np.int32), a, a + n, w, True)
         out[i] = z
     return out
 
@@ -55,8 +138,18 @@ def mean_loss(data, indices, indptr, w, y, code):
     m = indptr.shape[0] - 1
     total = 0.0
     for i in range(m):
-        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
+        z = safe_row_dot(data, indices, indptr[i], indptr[i + 1], w)
         total += loss_value(code, z, y[i])
+    if not total <= _DBL_MAX:  # the sum overflowed: the mean may still be a double
+        total = 0.0
+        for i in range(m):
+            z = safe_row_dot(data, indices, indptr[i], indptr[i + 1], w)
+            if abs(z) <= _DBL_MAX:
+                total += loss_value(code, z, y[i]) / m
+            else:  # the margin is beyond the double range, z / m may not be
+                zm = _scaled_dot_over(data, indices, indptr[i], indptr[i + 1], w, m)
+                total += _huge_loss_over_m(code, zm, y[i])
+        return total
     return total / m
 
 
@@ -67,7 +160,7 @@ def mean_loss_grad(data, indices, indptr, w, y, code, grad):
     grad[:] = 0.0
     total = 0.0
     for i in range(m):
-        z = row_dot(data, indices, indptr[i], indptr[i + 1], w)
+        z = safe_row_dot(data, indices, indptr[i], indptr[i + 1], w)
         total += loss_value(code, z, y[i])
         d = loss_deriv(code, z, y[i]) / m
         if d != 0.0:
@@ -99,14 +192,38 @@ def objective_rows(rows, y, w, sigma, code, p=2.0):
     At w = 0 (every solver's start) no margin needs the rows: O(m), not a pass over X."""
     if not w.any():
         z = np.zeros(y.shape[0])
-        return sigma * pnorm._phi(w, p) + float(np.mean(loss_values(code, z, y, z.copy())))
+        return sigma * pnorm._phi(w, p) + _mean(loss_values(code, z, y, z.copy()))
     if is_compact(rows):
         z = decision_function_rows(rows, w)
-        loss = float(np.mean(loss_values(code, z, y, np.empty_like(z))))
+        loss = _mean(loss_values(code, z, y, np.empty_like(z)))
+        if not math.isfinite(loss):  # a margin beyond the double range: the CSR path copes
+            full = Rows(rows.data, np.tile(rows.indices, n_rows(rows)), rows.indptr,
+                        rows.n_features, False)
+            loss = mean_loss(full.data, full.indices, full.indptr, w, y, code)
     else:
         loss = mean_loss(rows.data, rows.indices, rows.indptr, w, y, code)
-    reg = pnorm._phi(w, p)  # scaled: a huge but finite w gives inf, not an overflow warning
-    return sigma * reg + loss
+    return sigma_r(w, sigma, p) + loss
+
+
+def _mean(values):
+    """Mean of finite values, also when their sum overflows but the mean does not."""
+    with np.errstate(over="ignore"):
+        mean = float(np.mean(values))
+    if not math.isfinite(mean) and np.isfinite(values).all():
+        mean = float(np.sum(values / values.shape[0]))
+    return mean
+
+
+def sigma_r(w, sigma, p=2.0):
+    """sigma * r(w), finite whenever the true value is: r(w) itself may be beyond the double
+    range (huge w) while sigma * r(w) is not (tiny sigma); then it is computed as
+    (sqrt(sigma) ||w||_p)^2 / (2(p-1)) with ||w||_p = M nu factored (pnorm._scaled_norm)."""
+    val = sigma * pnorm._phi(w, p)  # scaled: a huge but finite w gives inf, no warning
+    if not math.isfinite(val):
+        M, nu = pnorm._scaled_norm(w, p)
+        a = math.sqrt(sigma) * M * nu
+        val = a * (a / (2.0 * (p - 1.0)))
+    return val
 
 
 def objective(X, y, w, *, sigma, loss, p=2.0):
@@ -116,7 +233,7 @@ def objective(X, y, w, *, sigma, loss, p=2.0):
     solvers do.
     """
     code = loss_code(loss)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     p = check_p(p)
     rows, yf, _ = check_X_y(X, y, task=loss_task(loss), compact_dense=True)
     w = check_weights(w, rows.n_features)
@@ -134,13 +251,23 @@ def decision_function_rows(rows, w):
 def decision_function(X, w):
     """<w, x_i> for every row of X (dense or sparse)."""
     rows = as_rows(X, compact_dense=True)
-    w = check_weights(w, rows.n_features)
+    w = _check_columns(rows, w)
     return decision_function_rows(rows, w)
+
+
+def _check_columns(rows, w):
+    """w checked, and X blamed (not w) when a valid weight vector does not match X's columns
+    (``res.predict(X[:, :3])`` for a model fit on more features)."""
+    wv = np.asarray(w)
+    if wv.ndim == 1 and wv.dtype.kind in "biuf" and wv.shape[0] != rows.n_features:
+        raise ValueError(f"X must have {wv.shape[0]} columns, the number of weights (features "
+                         f"the model was fit on), got {rows.n_features}")
+    return check_weights(w, rows.n_features)
 
 
 def _labels_pm1(X, y, w, classes):
     rows = as_rows(X, compact_dense=True)
-    w = check_weights(w, rows.n_features)
+    w = _check_columns(rows, w)
     if classes is None:
         yf, _ = check_y(y, n_rows(rows), task="binary")
     else:
@@ -171,7 +298,12 @@ test_error.__test__ = False   # not a test: pytest would collect it where it is 
 def mse(X, y, w):
     """Mean squared error (1/m) sum_i (<w, x_i> - y_i)^2."""
     rows = as_rows(X, compact_dense=True)
-    w = check_weights(w, rows.n_features)
+    w = _check_columns(rows, w)
     yf, _ = check_y(y, n_rows(rows), task="regression")
     r = decision_function_rows(rows, w) - yf
-    return float(np.dot(r, r) / r.shape[0])
+    M = float(np.max(np.abs(r)))
+    if not 0.0 < M < math.inf:  # 0, or a residual beyond the double range: the MSE is too
+        return M
+    u = r / M  # scaled: (1/m) sum r^2 is inf only when the true value is
+    with np.errstate(over="ignore"):
+        return float(M * (M * (np.dot(u, u) / r.shape[0])))

@@ -19,8 +19,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
-                      n_rows, sigma_keyword, unsigned_index)
+from ._checks import (check_int, check_memory, check_scale, check_seed, check_sigma,
+                      check_steps, check_test_set, check_X_y, max_row_norm, n_rows, sigma_keyword,
+                      unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
@@ -33,6 +34,7 @@ def sample_indices(m, k, T, seed=0, order="replacement"):
     """The (T, k) example indices that ``pegasos`` and ``pgs`` use with this seed and order
     (row t-1 is the batch A_t). For replaying a run step by step, e.g. in the chapter."""
     m, k, T = check_int("m", m), check_int("k", k), check_int("T", T)
+    check_memory("T", T, 16 * T * k, "a (T, k) array of indices")
     stream = ExampleStream(m, check_order(order, ORDERS), check_seed(seed))
     return stream.take(T * k).astype(np.int64).reshape(T, k)
 
@@ -49,10 +51,43 @@ def _add_row(data, indices, start, stop, c, v, vv):
     return max(vv, 0.0)
 
 
+_CHUNK = 1 << 20  # at most this many indices per kernel call: memory does not grow with T
+_VV_MAX = 2.0 ** 1000  # ||v||^2 beyond this (or inf, NaN): v is rescaled (see _rescale)
+
+
+def chunks(a, b, k):
+    """Split steps a..b-1 into pieces of at most _CHUNK / k steps, so that the indices drawn
+    for one kernel call take bounded memory however large T is."""
+    step = max(1, _CHUNK // k)
+    for c in range(a, b, step):
+        yield c, min(b, c + step)
+
+
+@njit(cache=True)
+def _rescale(v, s):
+    """Scale v by the power of two that brings max|v_i| into [1/2, 1) and s by its inverse
+    (exact; w = s v unchanged); returns (s, ||v||^2) recomputed. Called when the tracked
+    ||v||^2 left the double range (X * 1e160: ||v|| ~ 1e164), so ||v||^2 stays finite and
+    the projection sees the true norm instead of inf (which would collapse w to 0)."""
+    M = 0.0
+    for j in range(v.shape[0]):
+        M = max(M, abs(v[j]))
+    if M == 0.0:
+        return s, 0.0
+    f = math.ldexp(1.0, -math.frexp(M)[1])
+    vv = 0.0
+    for j in range(v.shape[0]):
+        v[j] *= f
+        vv += v[j] * v[j]
+    return s / f, vv
+
+
 @njit(cache=True)
 def _settle(v, s, vv, project, radius):
     """Projection onto ||w|| <= radius (only s changes), then fold s into v when it gets
     tiny (O(n), rare). Returns the new (s, ||v||^2)."""
+    if not vv <= _VV_MAX:  # ||v||^2 overflowed (inf or inf - inf): track it scaled
+        s, vv = _rescale(v, s)
     if project:
         norm_w = s * math.sqrt(vv)
         if norm_w > radius:
@@ -67,7 +102,8 @@ def _settle(v, s, vv, project, radius):
 
 
 @njit(cache=True)
-def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, v, state, coef):
+def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, v, state, coef,
+                   look_ahead):
     """Steps t = t_begin+1 .. t_begin+len(batch)/k on w = s v; state = [s, ||v||^2]."""
     s = state[0]
     vv = state[1]
@@ -79,7 +115,8 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
         if k == 1 and t > 1:
             # the same step for a single example: one margin, then shrink and add
             i = batch[step]
-            prefetch_ahead(data, indices, indptr, batch, step, n_steps, True)
+            if look_ahead:
+                prefetch_ahead(data, indices, indptr, batch, step, n_steps, True)
             viol = y[i] * s * row_dot(data, indices, indptr[i], indptr[i + 1], v) < 1.0
             s *= 1.0 - 1.0 / t                               # shrink
             if viol:                                         # w <- w + eta y x
@@ -91,7 +128,8 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
         # A_t^+: margins y <w_t, x> = y s <v, x> of the whole batch at w_t
         for b in range(k):
             i = batch[step * k + b]
-            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
+            if look_ahead:
+                prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = row_dot(data, indices, indptr[i], indptr[i + 1], v)
             coef[b] = y[i] if y[i] * s * z < 1.0 else 0.0
         # shrink: w <- (1 - eta sigma) w = (1 - 1/t) w, in O(1) through s
@@ -111,6 +149,18 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
         s, vv = _settle(v, s, vv, project, radius)
     state[0] = s
     state[1] = vv
+
+
+def _check_scale(rows, y, sigma, project):
+    """Pegasos's data-scale bounds (one shared check, _checks.check_scale): every half step
+    w_{t+1/2} has norm <= R / sigma (R = max ||x_i||; by induction from (1 - 1/t) ||w_t|| +
+    R / (sigma t)), and with the projection the margins use ||w_t|| <= 1 / sqrt(sigma)."""
+    R = max_row_norm(rows)
+    step = ((R / sigma, "a step (1/sigma) x of length max||x|| / sigma"),)
+    if project:
+        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos", step)
+    else:
+        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos", step)
 
 
 @sigma_keyword
@@ -164,15 +214,18 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     >>> res.predict(X).tolist()
     [1, 1, -1, -1]
     """
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     T = check_int("T", T)
     k = check_int("k", k)
+    check_steps("T", T * k, "T * k")
+    check_memory("k", k, 16 * k, "two arrays of k entries")
     if not isinstance(project, (bool, np.bool_)):
         raise TypeError(f"project must be True or False, got {project!r}")
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
     rows, yf, classes = check_X_y(X, y, task="binary")
+    _check_scale(rows, yf, sigma, bool(project))
     test = check_test_set(X_test, y_test, rows.n_features, "binary", classes)
     m = n_rows(rows)
 
@@ -183,9 +236,10 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     indices, indptr = unsigned_index(rows)
 
     def advance(a, b):
-        batch = stream.take((b - a) * k)  # uint64: see unsigned_index
-        _pegasos_steps(rows.data, indices, indptr, yf, batch, k, sigma, a,
-                       bool(project), v, state, coef)
+        for c, d in chunks(a, b, k):  # bounded memory for any T
+            batch = stream.take((d - c) * k)  # uint64: see unsigned_index
+            _pegasos_steps(rows.data, indices, indptr, yf, batch, k, sigma, c,
+                           bool(project), v, state, coef, order != "cyclic")
 
     def get_w():
         return state[0] * v

@@ -34,14 +34,16 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_choice, check_int, check_positive, check_seed, check_test_set,
+from ._checks import (check_choice, check_int, check_memory, check_positive, check_scale,
+                      check_seed, check_sigma, check_steps, check_test_set, max_row_norm,
                       check_X_y, n_rows, unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import check_checkpoints, make_evaluate, run_checkpointed
-from .losses import loss_code, loss_deriv, loss_task
+from .losses import SQUARED, loss_code, loss_deriv, loss_task
 from .objective import check_p
+from .pegasos import chunks
 
 PGS_LOSSES = ("hinge", "logistic", "squared")
 
@@ -163,7 +165,7 @@ def _move(th, u, q, n4, col, delta, S):
 
 @njit(cache=True)
 def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_begin, th, u,
-               state, coef, g, touched, mark):
+               state, coef, g, touched, mark, look_ahead):
     """Steps t = t_begin+1 .. t_begin+len(batch)/k. th = theta/scale, u = |th|^(q-1) sgn(th)
     (u is th itself at p = 2), state = [scale, S = sum |th|^q, updates since refresh]."""
     q = p / (p - 1.0)
@@ -177,7 +179,8 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
         # loss'(<w_{t-1}, x>, y) / k for the whole batch, before theta changes
         for b in range(k):
             i = batch[step * k + b]
-            prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
+            if look_ahead:   # not for storage order: the hardware streams it
+                prefetch_ahead(data, indices, indptr, batch, step * k + b, batch.shape[0], True)
             z = 0.0
             for j in range(indptr[i], indptr[i + 1]):
                 z += data[j] * u[indices[j]]
@@ -225,11 +228,29 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             _refresh(th, u, q, state)
 
 
+def _check_scale(rows, y, p, sigma, B, code):
+    """PGS's data-scale bounds (the shared _checks.check_scale). ||w_t||_2 <= ||w_t||_p <=
+    (p-1) ||theta_t||_q / ((t+1) sigma) < (p-1) R / sigma for losses with |loss'| <= 1
+    (||x||_q <= ||x||_2 = R for q >= 2), and <= B on a ball. The kernel keeps w = K u with
+    max|u_i| >= lo^(q-1) (lo = max(1/4, e^(-600/q)), see the module docstring), so K <=
+    ||w|| / lo^(q-1) must stay finite too."""
+    R = max_row_norm(rows)
+    W = (p - 1.0) * R / sigma if code != SQUARED else math.inf
+    why = "(p-1) max||x|| / sigma"
+    if B > 0.0 and B < W:
+        W, why = B, "radius"
+    q = p / (p - 1.0)
+    lo = max(0.25, math.exp(-600.0 / q))
+    check_scale(rows, y, code, W, why, "pgs",
+                ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),))
+
+
 def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     """Checks, then the run's state: returns (rows, y, classes, task, code, B, advance, get_w)."""
     p = check_p(p)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     k = check_int("k", k)
+    check_memory("k", k, 8 * k, "an array of k entries")
     check_choice("loss", loss, PGS_LOSSES)
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
@@ -242,6 +263,7 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
         if radius == 0.0:
             radius = math.sqrt((p - 1.0) / sigma)   # y = 0: w* = 0, any ball will do
     B = -1.0 if radius is None else check_positive("radius", radius)
+    _check_scale(rows, yf, p, sigma, B, code)
     m = n_rows(rows)
     n = rows.n_features
 
@@ -258,9 +280,10 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     indices, indptr = unsigned_index(rows)   # unsigned: no wraparound checks in the kernel
 
     def advance(a, b):
-        batch = stream.take((b - a) * k)  # uint64: see unsigned_index
-        _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, a,
-                   th, u, state, coef, g, touched, mark)
+        for c, d in chunks(a, b, k):  # bounded memory for any T
+            batch = stream.take((d - c) * k)  # uint64: see unsigned_index
+            _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, c,
+                       th, u, state, coef, g, touched, mark, order != "cyclic")
         done[0] = b
 
     def get_w():
@@ -275,7 +298,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in (1, 2].
 
-    Parameters: ``p`` in (1, 2]; ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
+    Parameters: ``p`` in [1.0001, 2] (pnorm.P_MIN); ``sigma`` > 0; ``T`` steps of ``k`` examples (drawn uniformly
     with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
     (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
     (None: no constraint, except for 'squared', where the default is
@@ -285,6 +308,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
     access of ``res.objective``; N: an exact trace at N checkpoints (one pass each).
     """
     T = check_int("T", T)
+    check_steps("T", T * check_int("k", k), "T * k")
     n_checkpoints = check_checkpoints(n_checkpoints)
     rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
                                                               seed, order)

@@ -14,11 +14,12 @@ progress any more); the bound is returned in ``res.info['gap_bound']`` and
 ``res.info['converged']`` says whether ``tol`` was certified. For p close to 1 (say p < 1.3)
 r is C^1 but far from C^2 near w_i = 0 and L-BFGS can stall above tol: check ``converged``.
 """
+import math
 import time
 
 import numpy as np
 
-from ._checks import check_int, check_positive, check_test_set, check_X_y
+from ._checks import check_int, check_positive, check_scale, check_sigma, check_test_set, check_X_y
 from ._result import Result, Trace
 from ._runner import holdout_metric
 from .losses import SMOOTH, loss_code, loss_task
@@ -30,6 +31,44 @@ def _dual_norm(g, p):
     """||g||_q, q = p/(p-1), without overflow."""
     M, nu = _scaled_norm(g, p / (p - 1.0))
     return M * nu
+
+
+_ROUND = 2.0 ** -50  # relative rounding allowed for in the computed gradient (4 ulps)
+_TINY_GRAD = 2.0 ** -970  # below it a gradient's entries are near the subnormal range
+
+
+def _certify(g, parts, sigma, p, f, tol):
+    """(bound, converged, reason) for the certificate F(w) - F* <= ||grad F(w)||_q^2 / (2 sigma).
+
+    The computed gradient g = (loss part) + sigma grad r(w) carries rounding errors of about
+    an ulp of its two parts, whose dual norms are ``parts``: they are added to ||g||_q, so a
+    gradient that is small only because the two parts cancel in rounding certifies nothing.
+    The square is formed as (||g|| / sqrt(2 sigma))^2, which underflows only when the bound
+    does (||g||^2 alone underflows at ||g|| = 1e-162). When the gradient and both parts lie
+    near the subnormal range (below 2^-970) their rounding is no longer relative: then no
+    convergence is claimed, unless F(w) = 0, which is the minimum (every loss and r are >= 0).
+    """
+    gn = _dual_norm(g, p)
+    if f == 0.0 and gn == 0.0:
+        return 0.0, True, None
+    b = (gn + _ROUND * (parts[0] + parts[1])) / math.sqrt(2.0 * sigma)
+    bound = b * b  # inf, not OverflowError, beyond the double range
+    if max(gn, parts[0], parts[1]) < _TINY_GRAD:
+        return bound, False, (f"cannot certify: the gradient ({gn:.3g}) lies near the "
+                              f"subnormal range, where its rounding is not relative")
+    return bound, bool(bound <= tol * abs(f)), None
+
+
+def _check_scale(rows, yf, code, p, sigma, w_init):
+    """lbfgs's data-scale bound: L-BFGS-B accepts only points with F(w) <= F(w0), so
+    sigma r(w) <= F(w0) gives ||w||_2 <= ||w||_p <= sqrt(2 (p-1) F(w0) / sigma); trial
+    points of the line search are allowed four times that."""
+    from .objective import objective_rows
+    f0 = objective_rows(rows, yf, w_init, sigma, code, p)
+    if not math.isfinite(f0):
+        raise ValueError(f"w0 is too large: the objective at w0 is beyond the double range")
+    W = 4.0 * math.sqrt(2.0 * (p - 1.0) * f0 / sigma)
+    check_scale(rows, yf, code, W, "4 sqrt(2 (p-1) F(w0) / sigma)", "lbfgs")
 
 
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
@@ -48,7 +87,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
             f"got {loss!r}"
         )
     code = loss_code(loss)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     p = check_p(p)
     tol = check_positive("tol", tol)
     max_iter = check_int("max_iter", max_iter)
@@ -60,6 +99,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
     w_init = np.zeros(n) if w0 is None else np.array(w0, dtype=np.float64)
     if w_init.shape != (n,) or not np.isfinite(w_init).all():
         raise ValueError(f"w0 must be a finite 1-D array of length n_features={n}")
+    _check_scale(rows, yf, code, p, sigma, w_init)
 
     grad = np.empty(n)
     last = {"x": None, "f": None, "g": None, "nfev": 0}
@@ -68,11 +108,13 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
         f = mean_loss_grad(rows.data, rows.indices, rows.indptr, w, yf, code, grad)
         if p == 2.0:
             f += sigma * 0.5 * float(w @ w)
-            g = grad + sigma * w
+            gr = sigma * w
         else:
             f += sigma * _phi(w, p)
-            g = grad + sigma * _grad_phi(w, p, np.empty_like(w))
-        last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1)
+            gr = sigma * _grad_phi(w, p, np.empty_like(w))
+        g = grad + gr
+        last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1,
+                    parts=(_dual_norm(grad, p), _dual_norm(gr, p)))
         return f, g
 
     its, eps, secs, objs, tms = [], [], [], [], []
@@ -96,11 +138,13 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
         state["it"] += 1
         w = intermediate_result.x
         f = float(intermediate_result.fun)
-        g = last["g"] if np.array_equal(last["x"], w) else fun(w)[1]
-        state["bound"] = _dual_norm(g, p) ** 2 / (2.0 * sigma)
+        if not np.array_equal(last["x"], w):
+            fun(w)
+        state["bound"], ok, _ = _certify(last["g"], last["parts"], sigma, p, f, tol)
         record(state["it"], w, f)
         clock["since"] = time.perf_counter()
-        if state["bound"] <= tol * abs(f):
+        if ok:
+            state["certified"] = True
             raise StopIteration
 
     clock["since"] = time.perf_counter()
@@ -109,7 +153,15 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
                             "ftol": 0.0, "gtol": 0.0})
     w = np.asarray(opt.x, dtype=np.float64)
     f, g = fun(w)
-    bound = _dual_norm(g, p) ** 2 / (2.0 * sigma)
+    bound, converged, reason = _certify(g, last["parts"], sigma, p, f, tol)
+    if converged:
+        message = (f"converged: F(w) - F* <= {bound:.3g} <= tol * |F(w)| certified "
+                   f"(||grad F||_q^2 / (2 sigma))")
+    else:
+        message = (f"not converged: the certified bound {bound:.3g} on F(w) - F* is above "
+                   f"tol * |F(w)| = {tol * abs(f):.3g}; L-BFGS-B stopped with: "
+                   f"{'' if state.get('certified') else opt.message}"
+                   + ("" if reason is None else f"; {reason}"))
     if state["it"] == 0 or objs[-1] != f:
         clock["solver"] += max(0.0, time.perf_counter() - clock["since"])
         record(state["it"], w, f)
@@ -122,7 +174,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
     params = {"sigma": sigma, "loss": loss, "p": p, "tol": tol, "max_iter": max_iter,
               "memory": memory}
     info = {"gap_bound": bound, "relative_gap_bound": bound / abs(f) if f != 0 else bound,
-            "grad_dual_norm": _dual_norm(g, p), "message": str(opt.message),
-            "converged": bool(bound <= tol * abs(f)), "n_iter": state["it"],
+            "grad_dual_norm": _dual_norm(g, p), "message": message,
+            "converged": converged, "n_iter": state["it"],
             "n_evaluations": last["nfev"]}
     return Result(w=w, solver="lbfgs", params=params, trace=trace, classes=classes, info=info)

@@ -23,9 +23,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import (check_int, check_positive, check_seed, check_test_set, check_X_y,
+from ._checks import (check_int, check_positive, check_scale, check_seed, check_sigma,
+                      check_steps, check_test_set, check_X_y, max_row_norm,
                       is_compact, n_rows, sigma_keyword, unsigned_index)
-from ._order import ExampleStream, check_order
+from ._order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
 from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import check_checkpoints, make_evaluate, run_checkpointed
@@ -37,7 +38,7 @@ RENORM = 1e-9  # fold s into v when |s| falls below this (scikit-learn uses the 
 
 @njit(cache=True)
 def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, sigma, t0, code,
-              dense):
+              dense, look_ahead=True):
     """SGD steps on examples order[start:stop]; global step counter starts at t_first.
 
     w = state[0] * v is updated in place (state[0] is the scale s). With dense=True the rows
@@ -49,7 +50,8 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, s
     n = v.shape[0]
     for k in range(start, stop):
         i = order[k]
-        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)  # rows to come
+        if look_ahead:
+            prefetch_ahead(data, indices, indptr, order, k, stop, not dense)  # rows to come
         a = indptr[i]
         b = indptr[i + 1]
         if dense:
@@ -82,8 +84,30 @@ def t0_heuristic(sigma, loss):
     """Bottou's t0 = 1 / (eta0 sigma) with eta0 = typw / max(1, |loss'(-typw)|),
     typw = sigma^-1/4 (a typical weight norm: ||w*|| <= 1/sqrt(sigma) when loss(0) <= 1)."""
     typw = math.sqrt(1.0 / math.sqrt(sigma))
-    eta0 = typw / max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0)))
-    return 1.0 / (eta0 * sigma)
+    # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
+    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma
+    if not math.isfinite(t0):
+        raise ValueError(f"the t0 heuristic overflows for loss={loss!r} at sigma={sigma!r} "
+                         f"(|loss'(-sigma^-1/4)| / (sigma^3/4) is beyond the double range): "
+                         f"pass t0 explicitly or raise sigma")
+    return t0
+
+
+def _check_scale(rows, y, sigma, t0, code):
+    """sgd's data-scale bounds (checked by the shared _checks.check_scale). For a loss with
+    |loss'| <= 1 (hinge, logistic, absolute) every iterate has ||w_t|| <= R / (sigma
+    min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
+    Other losses have no such bound on the iterates; the minimizer's, ||w*|| <=
+    sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
+    check."""
+    from .losses import LOSSES, NAMES, loss_values
+    R = max_row_norm(rows)
+    if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
+        check_scale(rows, y, code, R / (sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))",
+                    "sgd")
+    else:
+        F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
+        check_scale(rows, y, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", "sgd")
 
 
 @sigma_keyword
@@ -111,8 +135,9 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
         (``rlmlib.sgd.t0_heuristic``).
     seed : int >= 0
         Seed of ``numpy.random.default_rng`` for the example order.
-    order : {'reshuffle', 'shuffle_once', 'cyclic'}
-        A new permutation each epoch (default), one permutation reused, or storage order.
+    order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}
+        A new permutation each epoch (default), one permutation reused, storage order, or
+        m independent uniform draws per epoch (sampling with replacement).
     n_checkpoints : int or None
         None (default): no intermediate evaluation; ``res.objective`` is computed exactly on
         first access (one pass over the data). N: an exact trace at N checkpoints, each one
@@ -146,10 +171,10 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     True
     """
     code = loss_code(loss)
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     epochs = check_int("epochs", epochs)
     seed = check_seed(seed)
-    order = check_order(order)
+    order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
     heuristic = t0 is None
     t0 = t0_heuristic(sigma, loss) if heuristic else check_positive("t0", t0)
@@ -159,18 +184,28 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     dense = is_compact(rows)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
+    check_steps("epochs", epochs * m, "epochs * m")
+    _check_scale(rows, yf, sigma, t0, code)
 
     v = np.zeros(rows.n_features)
     state = np.ones(1)  # state[0] = s, w = s v
-    indices, indptr = unsigned_index(rows)  # unsigned: no wraparound checks in the kernel
-    stream = ExampleStream(m, order, seed)
+    # walk = (rows, labels, their unsigned index views, example stream, prefetch?)
+    walk = [rows, yf, *unsigned_index(rows), ExampleStream(m, order, seed), order != "cyclic"]
+    # one shuffle for many epochs: copy the rows into that order once, then stream them
+    # (measured faster from COPY_FROM_EPOCHS epochs on; the same steps to the bit)
+    copy_rows = order == "shuffle_once" and epochs >= COPY_FROM_EPOCHS
     done = [0]
 
     def advance(t_begin, t_end):
+        if copy_rows and t_begin == 0:  # timed: the copy is part of the solver's work
+            perm = ExampleStream(m, order, seed).take(m)
+            prow, py = permute_rows(rows, yf, perm)
+            walk[:] = [prow, py, *unsigned_index(prow), ExampleStream(m, "cyclic", seed), False]
+        r, yy, indices, indptr, stream, look = walk
         t = t_begin
         for idx, start, stop in stream.segments(t_end - t_begin):
-            sgd_steps(rows.data, indices, indptr, yf, v, state, idx, start, stop, t, sigma,
-                      t0, code, dense)
+            sgd_steps(r.data, indices, indptr, yy, v, state, idx, start, stop, t, sigma,
+                      t0, code, dense, look)
             t += stop - start
         done[0] = t_end
         if not np.isfinite(v).all():

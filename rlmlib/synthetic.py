@@ -26,7 +26,7 @@ from numba import njit
 from scipy.linalg import solve_triangular
 from scipy.special import expit, ndtri
 
-from ._checks import check_int, check_interval, check_seed
+from ._checks import check_int, check_interval, check_memory, check_seed
 from .datasets import Dataset
 
 __all__ = ["pgs_toy", "pgs_toy_optimum", "rcv1_like", "alpha_like", "correlated_lasso",
@@ -137,6 +137,8 @@ def pgs_toy(m, n, *, bayes_error=0.1, cond=10.0, m_test=0, seed=0):
     m_test = check_int("m_test", m_test, 0)
     bayes_error = check_interval("bayes_error", bayes_error, 0.0, 0.5, False, False)
     cond = check_interval("cond", cond, 1.0, 1e12)
+    check_memory("m, n", f"({m}, {n})", 8 * ((m + m_test) * n + n * n),
+                 "dense (m + m_test) x n and n x n")
     rng = np.random.default_rng(check_seed(seed))
 
     Q = _haar_orthogonal(rng, n, n)
@@ -431,6 +433,8 @@ def rcv1_like(m=781_265, n=47_236, nnz_per_row=76, *, noise=0.03, zipf_exponent=
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    check_memory("m, n", f"({m}, {n})", int(24 * (m + m_test) * nnz_per_row + 96 * n),
+                 "about 24 bytes per non-zero and 96 per column while they are drawn")
     rng = np.random.default_rng(check_seed(seed))
     M = m + m_test
 
@@ -516,6 +520,8 @@ def alpha_like(m=100_000, n=500, *, spectrum=100.0, scale_range=100.0, noise=0.1
     scale_range = check_interval("scale_range", scale_range, 1.0, 1e12)
     noise = check_interval("noise", noise, 0.0, 0.5, True, False)
     m_test = check_int("m_test", m_test, 0)
+    check_memory("m, n", f"({m}, {n})", 8 * ((m + m_test) * n + 2 * n * n),
+                 "dense (m + m_test) x n and n x n")
     rng = np.random.default_rng(check_seed(seed))
 
     Q = _haar_orthogonal(rng, n, n)
@@ -566,6 +572,7 @@ def correlated_lasso(m, n, *, rho, snr=3.0, noise_sd=None, m_test=0, seed=0):
     n = check_int("n", n, 1)
     rho = check_interval("rho", rho, 0.0, 1.0, True, False)
     m_test = check_int("m_test", m_test, 0)
+    check_memory("m, n", f"({m}, {n})", 8 * (m + m_test) * n, "a dense (m + m_test) x n matrix")
     rng = np.random.default_rng(check_seed(seed))
 
     b = math.sqrt(rho / (1.0 - rho))
@@ -623,6 +630,7 @@ def eigen_decay(m, n, *, decay="poly", tau=1.0, task="regression", noise=0.1, se
         raise ValueError(f"task must be 'regression' or 'binary', got {task!r}")
     hi = 0.5 if task == "binary" else math.inf
     noise = check_interval("noise", noise, 0.0, hi, True, task != "binary")
+    check_memory("m, n", f"({m}, {n})", 8 * (2 * m * n + n * n), "dense m x n (twice) and n x n")
     rng = np.random.default_rng(check_seed(seed))
 
     i = np.arange(1, n + 1, dtype=np.float64)

@@ -61,11 +61,10 @@ def test_same_seed_same_result_whatever_the_checkpoints(binary_sparse, order):
     if order != "cyclic":  # another seed, another run
         other = rlmlib.pegasos(Xs, y, sigma=0.01, T=700, k=2, seed=10, order=order)
         assert not np.allclose(other.w, runs[0].w)
-    if order != "replacement":
-        s = [rlmlib.sgd(Xs, y, sigma=0.01, epochs=3, seed=4, order=order, n_checkpoints=c)
-             for c in (None, 4, 11)]
-        np.testing.assert_array_equal(s[0].w, s[1].w)
-        np.testing.assert_array_equal(s[0].w, s[2].w)
+    s = [rlmlib.sgd(Xs, y, sigma=0.01, epochs=3, seed=4, order=order, n_checkpoints=c)
+         for c in (None, 4, 11)]
+    np.testing.assert_array_equal(s[0].w, s[1].w)
+    np.testing.assert_array_equal(s[0].w, s[2].w)
 
 
 def test_stream_blocks():
@@ -101,10 +100,10 @@ def test_pegasos_cyclic_matches_the_indices_it_reports(binary):
 def test_bad_order_and_lam_are_named(binary):
     X, y = binary
     with pytest.raises(ValueError, match="order must be one of 'reshuffle', 'shuffle_once', "
-                                         "'cyclic'; got 'random'"):
+                                         "'cyclic', 'replacement'; got 'random'"):
         rlmlib.sgd(X, y, sigma=0.1, epochs=1, order="random")
-    with pytest.raises(ValueError, match="order must be one of"):  # sgd has no with-replacement
-        rlmlib.sgd(X, y, sigma=0.1, epochs=1, order="replacement")
+    with pytest.raises(ValueError, match="order must be one of"):
+        rlmlib.pegasos(X, y, sigma=0.1, T=5, order=None)
     for solver, kw in ((rlmlib.sgd, dict(epochs=1)), (rlmlib.pegasos, dict(T=10))):
         with pytest.raises(TypeError, match=r"sigma=, not lam= \(got lam=0.1\)"):
             solver(X, y, lam=0.1, **kw)
@@ -160,3 +159,40 @@ def test_estimator_fit_evaluates_nothing(binary):
     clf = rlmlib.RLMClassifier(solver="sgd", sigma=1e-2, epochs=2).fit(X, y)
     assert clf.results_[0].trace.lazy
     assert clf.score(X, y) > 0.7
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_shuffle_once_copy_path_is_the_same_run(binary, sparse):
+    """From COPY_FROM_EPOCHS epochs on, shuffle_once copies the rows into the permuted order
+    and streams them: the same steps as walking the permutation, to the bit."""
+    from rlmlib._order import COPY_FROM_EPOCHS, permute_rows
+
+    X, y = binary
+    Xin = sp.csr_matrix(X) if sparse else X
+    E = COPY_FROM_EPOCHS
+    res = rlmlib.sgd(Xin, y, sigma=0.05, epochs=E, loss="logistic", seed=3,
+                     order="shuffle_once", n_checkpoints=5)
+    w = textbook_sgd(X, y, 0.05, E, "logistic", res.params["t0"],
+                     epoch_orders(X.shape[0], "shuffle_once", 3, E))
+    np.testing.assert_allclose(res.w, w, rtol=1e-10, atol=1e-13)
+    # and bit for bit equal to a cyclic run over the permuted copy
+    perm = ExampleStream(X.shape[0], "shuffle_once", 3).take(X.shape[0])
+    cyc = rlmlib.sgd(Xin[perm.astype(np.int64)], y[perm.astype(np.int64)], sigma=0.05,
+                     epochs=E, loss="logistic", order="cyclic")
+    np.testing.assert_array_equal(res.w, cyc.w)
+    rows = rlmlib.as_rows(Xs := sp.csr_matrix(X))
+    prow, py = permute_rows(rows, y, perm)
+    back = sp.csr_matrix((prow.data, prow.indices, prow.indptr), shape=X.shape)
+    np.testing.assert_array_equal(back.toarray(), X[perm.astype(np.int64)])
+    np.testing.assert_array_equal(py, y[perm.astype(np.int64)])
+    assert Xs.nnz == prow.data.shape[0]
+
+
+def test_sgd_with_replacement_draws_what_sample_indices_reports(binary):
+    X, y = binary
+    m = X.shape[0]
+    res = rlmlib.sgd(X, y, sigma=0.05, epochs=2, loss="logistic", seed=6, order="replacement")
+    idx = sample_indices(m, 1, 2 * m, seed=6)[:, 0]
+    w = textbook_sgd(X, y, 0.05, 2, "logistic", res.params["t0"], [idx[:m], idx[m:]])
+    np.testing.assert_allclose(res.w, w, rtol=1e-10, atol=1e-13)
+    assert len(np.unique(idx[:m])) < m     # with replacement: some examples repeat

@@ -1,0 +1,333 @@
+"""Issue 14: no input crashes the process, no legal input returns NaN, inf, zero or a wrong
+value in silence. Each case of the issue is here, with the property it must now satisfy."""
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import rlmlib
+from rlmlib import lbfgs, objective, pegasos, pgs, sgd
+from rlmlib._checks import SIGMA_MIN, as_rows, check_sigma
+from rlmlib.pegasos import sample_indices
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(50) > 0, 1.0, -1.0)
+    return X, y
+
+
+# ---------------------------------------------------------------- 1. nothing crashes
+# Every malformed structure is built in the child (scipy checks little at construction, and
+# nothing after a mutation); every public entry point that takes rows is called on it.
+_CHILD = textwrap.dedent(r'''
+    import json, sys, numpy as np, scipy.sparse as sp, rlmlib
+    from rlmlib.pgs import pgs_iterates
+
+    def csr(): return sp.csr_matrix(([1., 2.], [0, 1], [0, 1, 2]), shape=(2, 3))
+    def case(name):
+        if name == "column index 1e6 (the issue's)":
+            return sp.csr_matrix(([1., 2.], [0, 1000000], [0, 1, 2]), shape=(2, 3))
+        X = csr()
+        if name == "column index == n (heap corruption)": X.indices[1] = 3
+        elif name == "negative column index": X.indices[1] = -1
+        elif name == "decreasing indptr": X.indptr[:] = [0, 2, 1]
+        elif name == "indptr[-1] beyond data": X.indptr[2] = 5
+        elif name == "indptr[0] != 0": X.indptr[0] = 1
+        elif name == "indptr too short": X.indptr = X.indptr[:-1]
+        elif name == "indices shorter than data": X.indices = X.indices[:1]
+        elif name == "int64 index 2**40":
+            X.indices = np.array([0, 2 ** 40], dtype=np.int64)
+        elif name == "float indptr": X.indptr = X.indptr.astype(float)
+        elif name == "COO column out of range":
+            X = sp.coo_matrix(([1., 2.], ([0, 1], [0, 1])), shape=(2, 3)); X.col[1] = 7
+        elif name == "COO row out of range":
+            X = sp.coo_matrix(([1., 2.], ([0, 1], [0, 1])), shape=(2, 3)); X.row[1] = 2
+        elif name == "CSC row index out of range":
+            X = sp.csc_matrix(([1., 2.], [0, 1], [0, 1, 2, 2]), shape=(2, 3)); X.indices[1] = 9
+        elif name == "CSC decreasing indptr":
+            X = sp.csc_matrix(([1., 2.], [0, 1], [0, 1, 2, 2]), shape=(2, 3))
+            X.indptr[:] = [0, 2, 1, 2]
+        elif name == "sparse array (csr_array) index out of range":
+            X = sp.csr_array(([1., 2.], [0, 1], [0, 1, 2]), shape=(2, 3)); X.indices[0] = 50
+        return X
+
+    y = np.array([1.0, -1.0])
+    good = np.array([[1.0, 0.0, 0.5], [0.0, 2.0, -1.0]])
+    res = rlmlib.sgd(good, y, sigma=0.1, epochs=1)
+    calls = {
+        "sgd": lambda X: rlmlib.sgd(X, y, sigma=0.1, epochs=1),
+        "sgd X_test": lambda X: rlmlib.sgd(good, y, sigma=0.1, epochs=1, X_test=X,
+                                           y_test=y),
+        "pegasos": lambda X: rlmlib.pegasos(X, y, sigma=0.1, T=10),
+        "pgs": lambda X: rlmlib.pgs(X, y, p=1.5, sigma=0.1, T=10),
+        "pgs_iterates": lambda X: pgs_iterates(X, y, p=1.5, sigma=0.1, at=[1, 2]),
+        "lbfgs": lambda X: rlmlib.lbfgs(X, y, sigma=0.1, loss="logistic"),
+        "objective": lambda X: rlmlib.objective(X, y, np.ones(3), sigma=0.1, loss="hinge"),
+        "decision_function": lambda X: rlmlib.decision_function(X, np.ones(3)),
+        "accuracy": lambda X: rlmlib.accuracy(X, y, np.ones(3)),
+        "test_error": lambda X: rlmlib.test_error(X, y, np.ones(3)),
+        "mse": lambda X: rlmlib.mse(X, y, np.ones(3)),
+        "as_rows": lambda X: rlmlib.as_rows(X),
+        "check_X_y": lambda X: rlmlib.check_X_y(X, y),
+        "Result.predict": lambda X: res.predict(X),
+        "RLMClassifier.fit": lambda X: rlmlib.RLMClassifier(sigma=0.1, epochs=1).fit(X, y),
+    }
+    for name in json.loads(sys.argv[1]):
+        for entry, f in calls.items():
+            try:
+                f(case(name))
+                out = ("returned", "")
+            except Exception as e:
+                out = (type(e).__name__, str(e))
+            print(json.dumps([name, entry, *out]), flush=True)
+''')
+
+MALFORMED = [
+    "column index 1e6 (the issue's)", "column index == n (heap corruption)",
+    "negative column index", "decreasing indptr", "indptr[-1] beyond data", "indptr[0] != 0",
+    "indptr too short", "indices shorter than data", "int64 index 2**40", "float indptr",
+    "COO column out of range", "COO row out of range", "CSC row index out of range",
+    "CSC decreasing indptr", "sparse array (csr_array) index out of range",
+]
+
+
+def test_malformed_sparse_input_gives_a_clear_error_and_a_live_process():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(MALFORMED)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    lines = [json.loads(s) for s in proc.stdout.splitlines() if s.startswith("[")]
+    last = lines[-1][:2] if lines else None
+    assert proc.returncode == 0, (f"the process died (code {proc.returncode}) after {last}: "
+                                  f"{proc.stderr[-2000:]}")
+    assert len(lines) == len(MALFORMED) * 15
+    for case, entry, kind, msg in lines:
+        assert kind == "ValueError", (case, entry, kind, msg)
+        assert "malformed" in msg and ("X " in msg or "X_test " in msg), (case, entry, msg)
+
+
+def test_structure_check_is_cheap_next_to_one_spmv():
+    # O(nnz) and vectorized: measured 0.09x of one sparse matrix-vector product on
+    # RCV1-sized data (200000 x 47236, 76 non-zeros a row); here a smaller matrix and a loose
+    # bound, for a busy machine
+    from rlmlib._checks import _check_structure
+    from rlmlib.objective import margins
+
+    rng = np.random.default_rng(0)
+    m, n, d = 20000, 5000, 50
+    X = sp.csr_matrix((rng.random(m * d), rng.integers(0, n, m * d).astype(np.int32),
+                       np.arange(0, m * d + 1, d)), shape=(m, n))
+    w, out = np.ones(n), np.empty(m)
+    _check_structure(X, "X")
+    margins(X.data, X.indices, X.indptr, w, out)
+    t_check = min(_timed(lambda: _check_structure(X, "X")) for _ in range(5))
+    t_spmv = min(_timed(lambda: margins(X.data, X.indices, X.indptr, w, out)) for _ in range(5))
+    assert t_check < 1.0 * t_spmv, (t_check, t_spmv)
+
+
+def _timed(f):
+    import time
+
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+# ---------------------------------------------------------------- 2. no silent NaN/inf/0
+@pytest.mark.parametrize("solver", ["sgd", "pegasos", "pgs", "lbfgs", "objective"])
+@pytest.mark.parametrize("sigma", [1e-310, 5e-324, 10 ** 400, 2.0 ** 961, -1.0, math.nan])
+def test_sigma_outside_the_validated_range_is_rejected(data, solver, sigma):
+    X, y = data
+    call = {"sgd": lambda: sgd(X, y, sigma=sigma, epochs=1),
+            "pegasos": lambda: pegasos(X, y, sigma=sigma, T=10),
+            "pgs": lambda: pgs(X, y, p=1.5, sigma=sigma, T=10),
+            "lbfgs": lambda: lbfgs(X, y, sigma=sigma, loss="logistic"),
+            "objective": lambda: objective(X, y, np.zeros(5), sigma=sigma, loss="hinge")}
+    with pytest.raises(ValueError, match="^sigma must"):
+        call[solver]()
+
+
+def test_sigma_at_the_smallest_normal_double_is_accepted():
+    assert check_sigma(SIGMA_MIN) == 2.0 ** -1022
+    assert check_sigma(10 ** 3) == 1000.0
+    with pytest.raises(ValueError, match="401 digits"):
+        check_sigma(10 ** 400)
+
+
+def test_pegasos_with_huge_rows_matches_a_plain_loop(data):
+    # X * 1e160: ||v||^2 ~ 1e328 overflowed and the projection collapsed w to exactly 0
+    X, y = data
+    Xb = X * 1e160
+    sigma, T = 1e-2, 200
+    res = pegasos(Xb, y, sigma=sigma, T=T, seed=3)
+    idx = sample_indices(50, 1, T, seed=3)
+    w = np.zeros(5)
+    for t in range(1, T + 1):
+        i = idx[t - 1, 0]
+        viol = y[i] * (Xb[i] @ w) < 1
+        w = (1 - 1 / t) * w + (viol * y[i] / (sigma * t)) * Xb[i]
+        M = np.abs(w).max()
+        norm = M * np.linalg.norm(w / M) if M > 0 else 0.0   # no overflow in the reference
+        if norm > 1 / math.sqrt(sigma):
+            w *= (1 / math.sqrt(sigma)) / norm
+    assert np.all(np.isfinite(res.w)) and np.any(res.w != 0)
+    np.testing.assert_allclose(res.w, w, rtol=1e-9, atol=1e-12 * np.abs(w).max())
+    assert np.isfinite(res.objective)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e308])
+def test_rows_near_overflow_are_rejected_by_every_solver(data, scale):
+    X, y = data
+    Xb = np.sign(X) * scale
+    for call in (lambda: sgd(Xb, y, sigma=1e-4, epochs=1),
+                 lambda: pegasos(Xb, y, sigma=1e-4, T=10),
+                 lambda: pgs(Xb, y, p=1.5, sigma=1e-4, T=10)):
+        with pytest.raises(ValueError, match="^X is too large"):
+            call()
+    # L-BFGS's iterates stay in {F <= F(0)}: margins up to 1e303 are representable at 1e300
+    if scale == 1e300:
+        res = lbfgs(Xb, y, sigma=1e-4, loss="logistic")
+        assert np.all(np.isfinite(res.w)) and math.isfinite(res.objective)
+        assert res.objective <= objective(Xb, y, np.zeros(5), sigma=1e-4, loss="logistic")
+    else:
+        with pytest.raises(ValueError, match="^X is too large"):
+            lbfgs(Xb, y, sigma=1e-4, loss="logistic")
+
+
+def test_objective_is_finite_wherever_the_true_value_is():
+    # margins whose products overflow although the sum does not
+    X = np.array([[1e308, -1e308, 1.0], [1e308, -1e308, 0.5]])
+    w = np.ones(3)
+    for A in (X, sp.csr_matrix(X)):
+        np.testing.assert_array_equal(rlmlib.decision_function(A, w), [1.0, 0.5])
+        assert objective(A, [1, -1], w, sigma=1.0, loss="hinge") == pytest.approx(0.75 + 1.5)
+    # a margin beyond the double range whose mean is not
+    X = np.array([[1e308, 1e308], [1.0, 0.0]])
+    for A in (X, sp.csr_matrix(X)):
+        assert objective(A, [-1, 1], np.ones(2), sigma=1.0, loss="hinge") == \
+            pytest.approx(1e308 + 1.0)
+    # a huge w whose r(w) overflows, with a tiny sigma: sigma r(w) = 1e100
+    assert objective(np.ones((2, 2)) * 1e-300, [1, -1], np.full(2, 1e200), sigma=1e-300,
+                     loss="hinge") == pytest.approx(1e100 + 1.0)
+
+
+def test_p_below_its_accurate_range_is_rejected_and_accurate_inside():
+    import mpmath as mp
+
+    with pytest.raises(ValueError, match=r"p must be in \[1.0001, 2\]"):
+        rlmlib.pnorm.grad_conjugate(np.ones(3), 1 + 1e-15)
+    mp.mp.dps = 50
+    theta = np.array([1e300, -3e299, 2.5, -1e-5, 7e150])
+    p = mp.mpf(1.0001)
+    q = p / (p - 1)
+    nq = mp.fsum([abs(mp.mpf(t)) ** q for t in theta]) ** (1 / q)
+    ref = np.array([float(nq ** (2 - q) * abs(mp.mpf(t)) ** (q - 1) * mp.sign(t) / (q - 1))
+                    for t in theta])
+    got = rlmlib.pnorm.grad_conjugate(theta, 1.0001)
+    ok = ref != 0
+    assert np.max(np.abs(got[ok] - ref[ok]) / np.abs(ref[ok])) < 5e-12
+
+
+def test_lbfgs_certifies_nothing_it_cannot(data):
+    X, y = data
+    sep = np.where(X[:, 0] > 0, 1.0, -1.0)   # separable: the gradient is about 1e-162
+    res = lbfgs(X, sep, sigma=1e-200, loss="logistic")
+    assert not res.info["converged"] and res.info["gap_bound"] > 0
+    assert res.info["message"].startswith("not converged")
+    ok = lbfgs(X, y, sigma=1e-2, loss="logistic")
+    assert ok.info["converged"] and ok.info["message"].startswith("converged")
+    assert "StopIteration" not in ok.info["message"]
+    # the certificate is honest: no point is below F(w) - tol |F(w)|
+    rng = np.random.default_rng(1)
+    for v in [np.zeros(5), ok.w + 1e-3 * rng.standard_normal(5)]:
+        assert objective(X, y, v, sigma=1e-2, loss="logistic") >= \
+            ok.objective - 1e-10 * abs(ok.objective)
+
+
+# ---------------------------------------------------------------- 4. clear messages
+def test_t0_heuristic_and_resources(data):
+    X, y = data
+    from rlmlib.sgd import t0_heuristic
+
+    assert math.isfinite(t0_heuristic(1e-50, "exponential"))
+    with pytest.raises(ValueError, match="t0 heuristic overflows"):
+        t0_heuristic(SIGMA_MIN, "exponential")
+    with pytest.raises(ValueError, match="k=10000000000000 would need"):
+        pegasos(X, y, sigma=0.1, T=1, k=10 ** 13)
+    with pytest.raises(ValueError, match="T is too large"):
+        pegasos(X, y, sigma=0.1, T=2 ** 60)
+    with pytest.raises(ValueError, match="n_checkpoints must be at most"):
+        pgs(X, y, p=2.0, sigma=0.1, T=10, n_checkpoints=10 ** 12)
+    with pytest.raises(ValueError, match="T=1000000000000 would need"):
+        sample_indices(50, 1, 10 ** 12)
+    # a long run draws its indices in bounded chunks (the whole T * k array was allocated)
+    from rlmlib.pegasos import chunks
+    assert max(b - a for a, b in chunks(0, 10 ** 12, 4)) == (1 << 20) // 4
+
+
+def test_predict_blames_X(data):
+    X, y = data
+    res = sgd(X, y, sigma=0.1, epochs=1)
+    with pytest.raises(ValueError, match="^X must have 5 columns.*got 3"):
+        res.predict(X[:, :3])
+
+
+def test_classifier_rejects_regression_losses(data):
+    X, y = data
+    for loss in ("squared", "absolute"):
+        with pytest.raises(ValueError, match=f"loss='{loss}' is a regression loss"):
+            rlmlib.RLMClassifier(solver="sgd", sigma=0.1, epochs=1, loss=loss).fit(X, y)
+
+
+def test_load_svmlight_rejects_nan_labels_and_non_paths(tmp_path):
+    f = tmp_path / "nan.svm"
+    f.write_text("1 1:1\nnan 2:1\n-1 1:2\n")
+    with pytest.raises(ValueError, match="label of example 1.*nan"):
+        rlmlib.load_svmlight(f)
+    for bad in (123, None, [str(f)]):
+        with pytest.raises(TypeError, match="^path must be a file path"):
+            rlmlib.load_svmlight(bad)
+
+
+def test_explore_escapes_script_end_in_readouts():
+    from rlmlib.explore import explore
+
+    e = explore(lambda a: a, {"a": [1, 2]}, lambda ax, d: ax.plot([d]),
+                lambda d, s: "</script><!-- & done")
+    h = e.static_html()
+    assert h.count("</script>") == 1 and "<!--" not in h.split("<script>")[1]
+
+
+def test_checkers_name_bad_arguments_and_reject_strings():
+    from rlmlib import checkers, pnorm
+
+    with pytest.raises(TypeError, match="^grad_conjugate must be a function"):
+        checkers.check_grad_conjugate(3)
+    with pytest.raises(AssertionError, match="expected real numbers"):
+        checkers.check_grad_conjugate(
+            lambda th, p: [str(v) for v in pnorm.grad_conjugate(th, p)])
+    with pytest.raises(AssertionError, match="expected real numbers"):
+        checkers.check_ball_conjugate(
+            lambda th, p, B: str(pnorm.r_conjugate(th, p, radius=B)))
+
+
+def test_as_rows_still_accepts_every_sound_format():
+    X = sp.random(20, 7, density=0.3, random_state=0, format="csr")
+    ref = as_rows(X)
+    for fmt in ("csc", "coo", "lil", "dok", "bsr", "dia"):
+        r = as_rows(X.asformat(fmt))
+        np.testing.assert_array_equal(
+            sp.csr_matrix((r.data, r.indices, r.indptr), shape=X.shape).toarray(),
+            X.toarray(), err_msg=fmt)
+    assert ref.indices.dtype == np.int32
