@@ -33,7 +33,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ._checks import as_rows, check_int, check_positive, check_seed, n_rows
+from ._checks import (as_rows, check_int, check_positive, check_scale, check_seed,
+                      check_sigma, n_rows)
 from .losses import LOSSES, loss_code
 
 #: Largest n for which the exact preconditioner (an n x n eigendecomposition) is built.
@@ -306,7 +307,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
 
 def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     beta = check_beta(beta, loss)
     seed = check_seed(seed)
     rows, A = _matrix(X)
@@ -424,7 +425,7 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     >>> k["method"], bool(k["kappa_hat"] < k["kappa"])
     ('exact', True)
     """
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     beta = check_beta(beta, loss)
     L = LOSSES[loss]["smoothness"]
     rows = as_rows(X)
@@ -492,9 +493,16 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
     if loss not in CURVATURE:
         raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for {name}, "
                          f"got {loss!r}")
-    sigma = check_positive("sigma", sigma)
+    sigma = check_sigma(sigma)
     rows, yf, classes = check_X_y(X, y, task=loss_task(loss))
     m = n_rows(rows)
+    # data scale (DESIGN.md, "Validated ranges"): SAG and SVRG have no a-priori bound on
+    # their iterates; the minimizer's, ||w*|| <= sqrt(2 F(0) / sigma), is checked (the same
+    # point in either coordinates), and overflow along a run is caught by the solvers'
+    # divergence check
+    from .losses import loss_values
+    F0 = float(np.mean(loss_values(code, np.zeros_like(yf), yf, np.empty_like(yf))))
+    check_scale(rows, yf, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", name)
     norms = _row_norms2(rows.data, rows.indptr, np.empty(m))
     L = LOSSES[loss]["smoothness"]
     P = precondition

@@ -21,7 +21,8 @@ rank-r part vb is updated at every step (O(r)). A step costs O(nnz(x_i) + r).
 import numpy as np
 from numba import njit
 
-from ._checks import check_int, check_seed, check_test_set, sigma_keyword, unsigned_index
+from ._checks import (check_int, check_seed, check_steps, check_test_set, sigma_keyword,
+                      unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
@@ -133,6 +134,7 @@ def sag(X, y, *, sigma, epochs, loss, step=None, precondition=None, seed=0,
     n_checkpoints = check_checkpoints(n_checkpoints)
     A = solver_setup("sag", X, y, sigma, loss, step, precondition)
     rows, m = A["rows"], A["m"]
+    check_steps("epochs", epochs * m, "epochs * m")
     test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])
     n, r = rows.n_features, A["e"].shape[0]
     va, vb, last, Sa, Sb = np.zeros(n), np.zeros(r), np.zeros(n), np.zeros(n), np.zeros(r)

@@ -17,7 +17,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import check_int, check_seed, check_test_set, sigma_keyword, unsigned_index
+from ._checks import (check_int, check_seed, check_steps, check_test_set, sigma_keyword,
+                      unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
 from ._result import Result
@@ -146,6 +147,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     rows, m = A["rows"], A["m"]
     inner = 2 * m if inner is None else check_int("inner", inner)
     stages = math.ceil(epochs / (1.0 + inner / m))
+    check_steps("epochs", stages * inner, "stages * inner")
     test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])
     n, r = rows.n_features, A["e"].shape[0]
     va, vb, last, Sa, Sb = np.zeros(n), np.zeros(r), np.zeros(n), np.zeros(n), np.zeros(r)
