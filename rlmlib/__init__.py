@@ -33,6 +33,10 @@ from .comid import comid  # noqa: E402
 from .isgd import isgd  # noqa: E402
 from .sgd_l1 import sgd_l1  # noqa: E402
 from ._l1run import l1_objective  # noqa: E402
+# Data preconditioning
+from .precond import condition_numbers, precondition  # noqa: E402
+from .sag import sag  # noqa: E402
+from .svrg import svrg  # noqa: E402
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
 _LAZY = {

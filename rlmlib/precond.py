@@ -1,0 +1,538 @@
+"""Data preconditioning for regularized loss minimization (Yang, Jin, Zhu & Lin 2016).
+
+The problem is  F(w) = (sigma/2)||w||^2 + (1/m) sum_i phi(<w, x_i>, y_i)  with a loss whose
+curvature is at least beta > 0 (squared loss: beta <= 1; logistic loss: beta <= 1/4, valid
+on a bounded range of margins, see :func:`logistic_beta`). With C = X^T X / m and
+H = C + (sigma/beta) I, moving (beta/2) z^2 out of every loss gives
+
+    F(w) = (1/m) sum_i phihat(<w, x_i>) + (beta/2) w^T H w,   phihat(z) = phi(z) - (beta/2) z^2,
+
+and the change of variables u = H^(1/2) w, xhat_i = H^(-1/2) x_i turns it into a problem in u
+with regularizer (beta/2)||u||^2: strong convexity beta instead of sigma.
+
+The sampled preconditioner builds Chat = (1/s) sum_{i in S} x_i x_i^T from s rows S drawn
+without replacement (keyword ``m`` of :func:`precondition`, the paper's letter; the book calls
+it s because m counts the training examples). The exact equivalent problem then changes the
+losses of the sampled rows only: phi_i(z) = phi(z) - (m/s)(beta/2) z^2 for i in S, phi
+unchanged elsewhere, since (beta/2) w^T Chat w = (1/m) sum_{i in S} (m/s)(beta/2)(w^T x_i)^2.
+
+Representation (nothing of size m x n is formed; sparse rows stay sparse). With the thin
+eigendecomposition Chat = U diag(c) U^T (U is n x r, orthonormal columns),
+
+    H^-1 = alpha2 I + U diag(e) U^T,   alpha2 = beta/sigma,  e_j = 1/(c_j + sigma/beta) - alpha2,
+
+so H^(-1) x costs one sparse scaled copy of x plus a rank-r correction. For the exact
+preconditioner U holds all n eigenvectors of C. The solvers work in the original coordinates:
+a step u <- u - eta g xhat_i is w <- w - eta g H^(-1) x_i, and the margin u^T xhat_i is w^T x_i.
+They store w = a + U b (a in R^n updated sparsely, b in R^r), and the margins need
+Q = X U (m x r), computed here once.
+"""
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from ._checks import (as_rows, check_int, check_positive, check_scale, check_seed,
+                      check_sigma, n_rows)
+from .losses import LOSSES, loss_code
+
+#: Largest n for which the exact preconditioner (an n x n eigendecomposition) is built.
+EXACT_MAX_FEATURES = 5000
+
+#: Curvature (second derivative in z) of the losses that preconditioning supports:
+#: beta must not exceed it.
+CURVATURE = {"squared": 1.0, "logistic": 0.25}
+
+
+def logistic_beta(R):
+    """Smallest curvature of the logistic loss on margins |z| <= R.
+
+    phi(z) = log(1 + e^-z) has phi''(z) = e^z / (1 + e^z)^2, even and decreasing in |z|, so
+    on [-R, R] it is at least phi''(R) = 1/(2 + e^R + e^-R).
+
+    Parameters
+    ----------
+    R : float >= 0
+        Bound on the margins |<w, x_i>| met during the optimization.
+
+    Returns
+    -------
+    float
+        beta = 1 / (2 + e^R + e^-R), in (0, 1/4].
+
+    Raises
+    ------
+    ValueError
+        For R < 0, R not finite, or R so large that beta underflows to 0.
+
+    Examples
+    --------
+    >>> from rlmlib.precond import logistic_beta
+    >>> logistic_beta(0.0)
+    0.25
+    """
+    R = float(R)
+    if not (R >= 0.0 and math.isfinite(R)):
+        raise ValueError(f"R must be a finite number >= 0, got {R!r}")
+    if R > 40.0:  # 1/(2 + e^R + e^-R) = e^-R to double precision, and e^R may overflow
+        beta = math.exp(-R)
+        if beta == 0.0:
+            raise ValueError(f"R = {R!r} is too large: the curvature bound e^-R underflows "
+                             f"to 0 (R must be below about 745)")
+        return beta
+    return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
+
+
+def check_beta(beta, loss=None):
+    """beta > 0 and, for a given loss, at most its curvature (ValueError otherwise)."""
+    beta = check_positive("beta", beta)
+    if loss is not None:
+        loss_code(loss)
+        if loss not in CURVATURE:
+            raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for "
+                             f"data preconditioning, got {loss!r}")
+        if beta > CURVATURE[loss]:
+            raise ValueError(f"beta must be in (0, {CURVATURE[loss]:g}] for loss={loss!r} "
+                             f"(its curvature is at most {CURVATURE[loss]:g}), got {beta!r}")
+    return beta
+
+
+def _fingerprint(rows):
+    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)),
+            float(np.sum(rows.data * rows.data)))
+
+
+@njit(cache=True)
+def _row_norms2(data, indptr, out):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * data[k]
+        out[i] = s
+    return out
+
+
+def _to_scipy(rows):
+    import scipy.sparse as sp
+
+    m = n_rows(rows)
+    return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(m, rows.n_features))
+
+
+def _matrix(X):
+    """X itself when dense (2-D float array) or a CSR matrix, for BLAS products."""
+    rows = as_rows(X)
+    if rows.sparse:
+        return rows, _to_scipy(rows)
+    return rows, rows.data.reshape(n_rows(rows), rows.n_features)
+
+
+class Preconditioner:
+    """H^(-1/2) for one data matrix, built by :func:`precondition` (do not call directly).
+
+    Attributes
+    ----------
+    sigma, beta : float
+        The weights it was built for; H = Chat + (sigma/beta) I.
+    sample_size : int or None
+        Rows s used for Chat (None: exact, Chat = C).
+    sample : ndarray of int or None
+        The sampled rows (sorted).
+    exact : bool
+        Whether Chat = C (all rows).
+    U : ndarray (n, r)
+        Orthonormal eigenvectors of Chat with non-zero eigenvalues (all n when exact); a
+        property that forms it densely. The solvers use ``U_apply``/``Ut_apply``, which
+        for a sampled preconditioner go through the s sampled rows: U = S^T M.
+    rank : int
+        r, the number of columns of U.
+    eigenvalues : ndarray (r,)
+        The eigenvalues c_j of Chat matching ``U`` (decreasing).
+    alpha2 : float
+        beta/sigma, the eigenvalue of H^-1 off the span of U.
+    e : ndarray (r,)
+        1/(c_j + sigma/beta) - alpha2, so H^-1 = alpha2 I + U diag(e) U^T.
+    Q : ndarray (m, r)
+        X U, the rows' coordinates in the span of U.
+    norms2 : ndarray (m,)
+        ||xhat_i||^2 = x_i^T H^-1 x_i for every row.
+    shift : ndarray (m,)
+        How much curvature is moved out of each row's loss, in units of beta: 1 for every
+        row (exact), m/s for the sampled rows and 0 for the others (sampled).
+    numerical_rank : float
+        gamma = tr(Chat (Chat + (sigma/beta) I)^-1) = sum_j c_j / (c_j + sigma/beta).
+    mean_norm2 : float
+        Mean of ||xhat_i||^2 over all rows (equals ``numerical_rank`` when exact).
+    coherence : float
+        max_i ||xhat_i||^2 / numerical_rank (>= 1 when exact).
+    factor_seconds, transform_seconds, build_seconds : float
+        Time of the eigendecomposition (with the sampling), of Q = X U and the norms, and
+        their sum.
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __repr__(self):
+        kind = "exact" if self.exact else f"sampled from s={self.sample_size} rows"
+        return (f"Preconditioner({kind}, sigma={self.sigma:g}, beta={self.beta:g}, "
+                f"rank {self.rank}, numerical_rank={self.numerical_rank:.4g}, "
+                f"coherence={self.coherence:.4g}, build {self.build_seconds:.3g} s)")
+
+    @property
+    def n_features(self):
+        return self.basis.shape[0]
+
+    @property
+    def U(self):
+        """The orthonormal basis U (n x r) as a dense array (small problems only: the
+        sampled preconditioner keeps it as S^T M and never forms it)."""
+        return self.U_apply(np.eye(self.rank))
+
+    def U_apply(self, b):
+        """U b for a vector or matrix b (r rows), through S^T (M b) when sampled."""
+        b = np.asarray(b, dtype=np.float64)
+        if self.M is not None:
+            b = self.M @ b
+        out = self.basis @ b
+        return np.asarray(out.toarray() if hasattr(out, "toarray") else out)
+
+    def Ut_apply(self, v):
+        """U^T v for a vector or matrix v (n rows)."""
+        v = np.asarray(v, dtype=np.float64)
+        out = self.basis.T @ v
+        out = np.asarray(out.toarray() if hasattr(out, "toarray") else out)
+        return out if self.M is None else self.M.T @ out
+
+    def H_inv_apply(self, v):
+        """H^-1 v for a vector (or the columns of a matrix) v, without forming H."""
+        v = np.asarray(v, dtype=np.float64)
+        c = self.Ut_apply(v)
+        return self.alpha2 * v + self.U_apply(self.e[:, None] * c if v.ndim == 2
+                                              else self.e * c)
+
+    def _power(self, v, p):
+        """H^p v for p = +-1/2: eigenvalues (c + sigma/beta)^p on U, (sigma/beta)^p off it."""
+        v = np.asarray(v, dtype=np.float64)
+        off = (self.sigma / self.beta) ** p
+        on = (self.eigenvalues + self.sigma / self.beta) ** p - off
+        c = self.Ut_apply(v)
+        return off * v + self.U_apply(on[:, None] * c if v.ndim == 2 else on * c)
+
+    def to_original(self, u):
+        """w = H^(-1/2) u: a solution of the transformed problem in the original coordinates."""
+        return self._power(u, -0.5)
+
+    def to_transformed(self, w):
+        """u = H^(1/2) w."""
+        return self._power(w, 0.5)
+
+    def transform(self, X):
+        """The preconditioned rows xhat_i = H^(-1/2) x_i as a DENSE array (m, n).
+
+        For small data (tests, figures) only: the solvers never form it.
+        """
+        _, A = _matrix(X)
+        if not isinstance(A, np.ndarray):
+            A = A.toarray()
+        return self._power(A.T, -0.5).T
+
+    def matrix(self):
+        """H^(-1/2) as a dense n x n array (small n only)."""
+        return self._power(np.eye(self.n_features), -0.5)
+
+    def check_data(self, rows):
+        """Raise ValueError unless ``rows`` are the rows this preconditioner was built on."""
+        if _fingerprint(rows) != self.fingerprint:
+            raise ValueError(
+                f"precondition was built for another X (shape ({self.fingerprint[0]}, "
+                f"{self.fingerprint[1]}), {self.fingerprint[2]} stored values); build it with "
+                f"rlmlib.precondition on this X")
+
+
+def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
+    """Build the data preconditioner H^(-1/2), H = Chat + (sigma/beta) I, for the rows of X.
+
+    ``m=None`` uses all rows (Chat = C = X^T X / m_rows, an n x n eigendecomposition, for
+    n <= ``EXACT_MAX_FEATURES``). An integer ``m`` (the book's sample size s; the keyword
+    keeps the paper's letter) draws that many rows without replacement and uses the thin
+    eigendecomposition of their second-moment matrix: H^-1 is then a scaled identity plus a
+    rank-s correction, applied implicitly, so sparse X is never densified.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m_rows, n)
+        The training rows the solvers will be given.
+    sigma : float > 0
+        The regularization weight σ of (σ/2)‖w‖².
+    beta : float > 0
+        The curvature β moved out of the loss (at most 1 for the squared loss, 1/4 for the
+        logistic loss; see :func:`logistic_beta`).
+    m : int or None
+        Sample size s (1 <= s <= m_rows), or None for the exact preconditioner.
+    seed : int >= 0
+        Seed of ``numpy.random.default_rng`` for the sample.
+    loss : str or None
+        If given, beta is also checked against the loss's curvature.
+
+    Returns
+    -------
+    Preconditioner
+        With ``numerical_rank``, ``coherence``, ``norms2``, ``build_seconds`` and the arrays
+        the solvers ``rlmlib.sag``/``rlmlib.svrg`` use when passed ``precondition=P``.
+
+    Raises
+    ------
+    ValueError
+        For σ <= 0, β <= 0 (or above the loss's curvature), m < 1 or m > m_rows, or an exact
+        preconditioner asked for more than ``EXACT_MAX_FEATURES`` features.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.random.default_rng(0).standard_normal((100, 5))
+    >>> P = rlmlib.precondition(X, sigma=0.1, beta=1.0)
+    >>> bool(np.isclose(P.numerical_rank, P.norms2.mean()))
+    True
+    """
+    from threadpoolctl import threadpool_limits
+
+    # One thread: on a shared 2-core machine, OpenBLAS threads made the small products
+    # and eigendecompositions here up to 10x slower, and kept spinning into the
+    # single-threaded solver kernels that follow (DESIGN.md, "Data representation").
+    with threadpool_limits(1):
+        return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
+
+
+def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
+    """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
+    sigma = check_sigma(sigma)
+    beta = check_beta(beta, loss)
+    seed = check_seed(seed)
+    rows, A = _matrix(X)
+    mr, n = n_rows(rows), rows.n_features
+    if m is not None:
+        m = check_int("m", m, 1, mr)
+    elif n > EXACT_MAX_FEATURES:
+        raise ValueError(
+            f"the exact preconditioner (m=None) needs an n x n eigendecomposition; n = {n} "
+            f"features is above {EXACT_MAX_FEATURES}: pass m=<sample size>, e.g. m=200")
+    t0 = time.perf_counter()
+    if m is None:
+        C = (A.T @ A) / mr
+        C = C.toarray() if not isinstance(C, np.ndarray) else C
+        c, U = np.linalg.eigh(C)
+        c, basis = np.maximum(c[::-1], 0.0), np.ascontiguousarray(U[:, ::-1])
+        M = None  # U = basis
+        sample = None
+        shift = np.ones(mr)
+    else:
+        rng = np.random.default_rng(seed)
+        sample = np.sort(rng.choice(mr, size=m, replace=False))
+        S = A[sample]
+        # thin SVD of S / sqrt(s) through its s x s Gram matrix: S S^T / s = W diag(c) W^T,
+        # then U = S^T W diag(1/sqrt(s c)) has orthonormal columns and Chat = U diag(c) U^T.
+        # U is kept as S^T M (M = W diag(1/sqrt(s c)), s x r): never an n x s dense array.
+        # Directions with c_j below 1e-12 c_max are dropped; the loss of orthogonality of
+        # the kept ones, about 1e-16 c_max / c_j, enters H^-1 only through e_j, which is
+        # of order c_j (beta/sigma)^2 for small c_j: an error of ~1e-16 c_max beta/sigma.
+        G = S @ S.T
+        G = (G.toarray() if not isinstance(G, np.ndarray) else G) / m
+        c, W = np.linalg.eigh((G + G.T) / 2)
+        c, W = c[::-1], W[:, ::-1]
+        keep = c > c[0] * 1e-12 if c[0] > 0 else np.zeros(c.size, bool)
+        c, W = c[keep], W[:, keep]
+        M = np.ascontiguousarray(W / np.sqrt(m * c))
+        basis = S.T.tocsr() if not isinstance(S, np.ndarray) else np.ascontiguousarray(S.T)
+        shift = np.zeros(mr)
+        shift[sample] = mr / m
+    t1 = time.perf_counter()
+    lam = sigma / beta
+    alpha2 = beta / sigma
+    e = 1.0 / (c + lam) - alpha2
+    Q = A @ basis
+    if M is not None:
+        Q = Q @ M
+    Q = np.ascontiguousarray(Q.toarray() if not isinstance(Q, np.ndarray) else Q)
+    norms2 = alpha2 * _row_norms2(rows.data, rows.indptr, np.empty(mr)) + (Q * Q) @ e
+    norms2 = np.maximum(norms2, 0.0)
+    t2 = time.perf_counter()
+    gamma = float(np.sum(c / (c + lam)))
+    return Preconditioner(
+        sigma=sigma, beta=beta, sample_size=m, sample=sample, exact=m is None,
+        basis=basis, M=M, rank=c.shape[0],
+        eigenvalues=c, alpha2=alpha2, e=e, Q=Q, norms2=norms2, shift=shift,
+        numerical_rank=gamma, mean_norm2=float(norms2.mean()),
+        coherence=float(norms2.max() / gamma) if gamma > 0 else math.inf,
+        factor_seconds=t1 - t0, transform_seconds=t2 - t1, build_seconds=t2 - t0,
+        fingerprint=_fingerprint(rows), seed=seed)
+
+
+def numerical_rank(eigenvalues, ratio):
+    """gamma(C, ratio) = sum_j c_j / (c_j + ratio) for eigenvalues c_j >= 0 of C.
+
+    With ratio = sigma/beta this is the numerical rank of the data (the paper's
+    effective degrees of freedom), the mean of ||H^(-1/2) x_i||^2.
+
+    Examples
+    --------
+    >>> from rlmlib.precond import numerical_rank
+    >>> numerical_rank([1.0, 1.0, 0.0], 1.0)
+    1.0
+    """
+    c = np.asarray(eigenvalues, dtype=np.float64)
+    ratio = check_positive("ratio", ratio)
+    if (c < 0).any() or not np.isfinite(c).all():
+        raise ValueError("eigenvalues must be finite and >= 0")
+    return float(np.sum(c / (c + ratio)))
+
+
+def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None):
+    """The condition numbers that govern SAG and SVRG, before and after preconditioning.
+
+    Before: kappa = (L R^2 + sigma) / sigma with R^2 = max_i ||x_i||^2 and L the loss's
+    smoothness (1 squared, 1/4 logistic): the largest smoothness of one term over the
+    strong convexity. After: kappa_hat = ((L - beta) Rhat^2 + beta) / beta with
+    Rhat^2 = max_i ||H^(-1/2) x_i||^2. Both are exact (row norms and an eigendecomposition)
+    when the exact preconditioner is used (n <= ``EXACT_MAX_FEATURES`` and m=None); with a
+    sampled preconditioner ``kappa_hat`` is the exact value for the problem it builds, and an
+    *estimate* of the exact preconditioner's (``method`` says which).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix
+    sigma, beta : float > 0
+    loss : {'squared', 'logistic'}
+    m : int or None
+        Sample size for the preconditioner (None: exact when n is small enough, else
+        a sample of min(m_rows, 500) rows).
+    seed : int
+    precondition : Preconditioner or None
+        Reuse an already built preconditioner of X (then sigma and beta must match it).
+
+    Returns
+    -------
+    dict
+        ``kappa``, ``kappa_hat``, ``R2``, ``R2_hat``, ``numerical_rank``, ``coherence``,
+        ``method`` ('exact' or 'estimated from s sampled rows').
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.random.default_rng(0).standard_normal((200, 10))
+    >>> k = rlmlib.condition_numbers(X, sigma=1e-3, beta=1.0, loss="squared")
+    >>> k["method"], bool(k["kappa_hat"] < k["kappa"])
+    ('exact', True)
+    """
+    sigma = check_sigma(sigma)
+    beta = check_beta(beta, loss)
+    L = LOSSES[loss]["smoothness"]
+    rows = as_rows(X)
+    if precondition is None:
+        if m is None and rows.n_features > EXACT_MAX_FEATURES:
+            m = min(n_rows(rows), 500)
+        precondition = globals()["precondition"](X, sigma=sigma, beta=beta, m=m, seed=seed)
+    P = precondition
+    if not (math.isclose(P.sigma, sigma) and math.isclose(P.beta, beta)):
+        raise ValueError(f"precondition was built for sigma={P.sigma}, beta={P.beta}, not "
+                         f"sigma={sigma}, beta={beta}")
+    P.check_data(rows)
+    R2 = float(_row_norms2(rows.data, rows.indptr, np.empty(n_rows(rows))).max())
+    R2h = float(P.norms2.max())
+    return {"kappa": (L * R2 + sigma) / sigma, "kappa_hat": ((L - beta) * R2h + beta) / beta,
+            "R2": R2, "R2_hat": R2h, "numerical_rank": P.numerical_rank,
+            "coherence": P.coherence,
+            "method": "exact" if P.exact else f"estimated from s={P.sample_size} sampled rows"}
+
+
+# ------------------------------------------------------------------ shared by sag and svrg
+RENORM = 1e-9  # fold the scale s into the stored vectors when it falls below this
+
+
+@njit(cache=True)
+def catch_up_all(va, vb, last, Sa, state):
+    """Bring every coordinate of the lazily updated vector up to date and fold the scale in.
+
+    The solvers keep w = s (va + U vb); between two visits of feature j its pending update
+    is -Sa[j] (cum - last[j]) (cum is state[1], the running sum of the step factors), see
+    ``sag_steps``. Afterwards s = 1, cum = 0 and w = va + U vb."""
+    s = state[0]
+    cum = state[1]
+    for j in range(va.shape[0]):
+        va[j] = (va[j] - Sa[j] * (cum - last[j])) * s
+        last[j] = 0.0
+    for q in range(vb.shape[0]):
+        vb[q] *= s
+    state[0] = 1.0
+    state[1] = 0.0
+
+
+@njit(cache=True)
+def row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum):
+    """<va, x_i> + <vb, Q_i> after bringing the features of row i up to date (just in time)."""
+    z = 0.0
+    for p in range(a, b):
+        j = indices[p]
+        vj = va[j] - Sa[j] * (cum - last[j])
+        va[j] = vj
+        last[j] = cum
+        z += data[p] * vj
+    for q in range(vb.shape[0]):
+        z += vb[q] * Q[i, q]
+    return z
+
+
+def solver_setup(name, X, y, sigma, loss, step, precondition):
+    """Checked arrays for ``sag``/``svrg``: plain problem when ``precondition`` is None, else
+    the transformed one (in the original coordinates, see the module docstring)."""
+    from ._checks import check_X_y
+    from .losses import loss_task
+
+    code = loss_code(loss)
+    if loss not in CURVATURE:
+        raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for {name}, "
+                         f"got {loss!r}")
+    sigma = check_sigma(sigma)
+    rows, yf, classes = check_X_y(X, y, task=loss_task(loss))
+    m = n_rows(rows)
+    # data scale (DESIGN.md, "Validated ranges"): SAG and SVRG have no a-priori bound on
+    # their iterates; the minimizer's, ||w*|| <= sqrt(2 F(0) / sigma), is checked (the same
+    # point in either coordinates), and overflow along a run is caught by the solvers'
+    # divergence check
+    from .losses import loss_values
+    F0 = float(np.mean(loss_values(code, np.zeros_like(yf), yf, np.empty_like(yf))))
+    check_scale(rows, yf, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", name)
+    norms = _row_norms2(rows.data, rows.indptr, np.empty(m))
+    L = LOSSES[loss]["smoothness"]
+    P = precondition
+    if P is None:
+        def U(b):  # no basis: U b = 0 in R^n
+            return np.zeros(rows.n_features)
+        Q = np.zeros((m, 0))
+        e = np.zeros(0)
+        alpha2, rho, shift, norms2 = 1.0, sigma, np.zeros(m), norms
+        curv = np.full(m, L)
+    else:
+        if not isinstance(P, Preconditioner):
+            raise TypeError(f"precondition must be a Preconditioner built by "
+                            f"rlmlib.precondition, got {type(P).__name__}")
+        if not math.isclose(P.sigma, sigma, rel_tol=1e-12):
+            raise ValueError(f"precondition was built for sigma={P.sigma!r}, but sigma="
+                             f"{sigma!r}: build it with the solver's sigma")
+        check_beta(P.beta, loss)
+        P.check_data(rows)
+        U, Q, e, alpha2, rho = P.U_apply, P.Q, P.e, P.alpha2, P.beta
+        shift = P.beta * P.shift
+        norms2 = P.norms2
+        # |phihat_i''| <= max(shift_i, L - shift_i) (logistic: phi'' in (0, L]); squared:
+        # phihat_i'' = 1 - shift_i exactly
+        curv = np.abs(1.0 - shift) if loss == "squared" else np.maximum(shift, L - shift)
+    Lmax = float(np.max(curv * norms2)) + rho
+    if step is None:
+        step = 1.0 / Lmax
+    else:
+        step = check_positive("step", step)
+    return dict(code=code, sigma=sigma, rows=rows, y=yf, classes=classes, m=m, U=U,
+                Q=np.ascontiguousarray(Q), e=np.ascontiguousarray(e), alpha2=float(alpha2),
+                rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=loss_task(loss))
