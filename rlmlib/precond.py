@@ -35,6 +35,7 @@ from numba import njit
 
 from ._checks import (as_rows, check_int, check_positive, check_scale, check_seed,
                       check_sigma, n_rows)
+from ._precond_chunks import build as build_chunked, is_dask_array
 from .losses import LOSSES, loss_code
 
 #: Largest n for which the exact preconditioner (an n x n eigendecomposition) is built.
@@ -101,6 +102,13 @@ def check_beta(beta, loss=None):
 def _fingerprint(rows):
     return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)),
             float(np.sum(rows.data * rows.data)))
+
+
+def _same_fingerprint(a, b):
+    """Shapes equal, sums equal up to the rounding of adding them in another order (a
+    preconditioner built chunk by chunk from a dask array sums its blocks separately)."""
+    return a[:3] == b[:3] and all(math.isclose(u, v, rel_tol=1e-9, abs_tol=1e-300)
+                                  for u, v in zip(a[3:], b[3:]))
 
 
 @njit(cache=True)
@@ -244,7 +252,7 @@ class Preconditioner:
 
     def check_data(self, rows):
         """Raise ValueError unless ``rows`` are the rows this preconditioner was built on."""
-        if _fingerprint(rows) != self.fingerprint:
+        if not _same_fingerprint(_fingerprint(rows), self.fingerprint):
             raise ValueError(
                 f"precondition was built for another X (shape ({self.fingerprint[0]}, "
                 f"{self.fingerprint[1]}), {self.fingerprint[2]} stored values); build it with "
@@ -262,8 +270,10 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
 
     Parameters
     ----------
-    X : array-like or sparse matrix, shape (m_rows, n)
-        The training rows the solvers will be given.
+    X : array-like, sparse matrix or dask.array, shape (m_rows, n)
+        The training rows the solvers will be given. A ``dask.array`` is read block by
+        block (out of core: only n x n numbers, or the s sampled rows and the m x r
+        coordinates Q, are held in memory); the result is the same preconditioner.
     sigma : float > 0
         The regularization weight σ of (σ/2)‖w‖².
     beta : float > 0
@@ -301,6 +311,16 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     # One thread: on a shared 2-core machine, OpenBLAS threads made the small products
     # and eigendecompositions here up to 10x slower, and kept spinning into the
     # single-threaded solver kernels that follow (DESIGN.md, "Data representation").
+    if is_dask_array(X):  # out of core: built block by block (rlmlib/_precond_chunks.py)
+        sigma = check_sigma(sigma)
+        beta = check_beta(beta, loss)
+        if m is None and X.ndim == 2 and X.shape[1] > EXACT_MAX_FEATURES:
+            raise ValueError(
+                f"the exact preconditioner (m=None) needs an n x n eigendecomposition; n = "
+                f"{X.shape[1]} features is above {EXACT_MAX_FEATURES}: pass m=<sample size>")
+        with threadpool_limits(1):
+            return build_chunked(X, sigma=sigma, beta=beta, m=m, seed=seed,
+                                 make=Preconditioner)
     with threadpool_limits(1):
         return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
 
