@@ -277,6 +277,10 @@ def check_y(y, m=None, task="binary", name="y"):
             classes = np.unique(yv)
         except TypeError as e:
             raise TypeError(f"{name} holds labels that cannot be sorted: {e}") from e
+    elif yv.dtype.kind in "biuf":  # numbers: two extremes and a check, O(m), no sort
+        lo, hi = yv.min(), yv.max()
+        two = lo != hi and bool(np.all((yv == lo) | (yv == hi)))
+        classes = np.array([lo, hi]) if two else np.unique(yv)
     else:
         classes = np.unique(yv)
     if classes.shape[0] == 1:
@@ -401,42 +405,52 @@ def check_memory(name, value, n_bytes, what):
     return value
 
 
-@njit(cache=True)
-def _max_row_norm(data, indptr):
-    """max_i ||x_i||_2 without overflow (rows scaled by their largest entry)."""
+@njit(cache=True, fastmath=True)
+def _row_scale(data, indptr):
+    """(max_i ||x_i||_2, smallest non-zero |x_ij|) in one pass over the (finite) rows; fastmath
+    only reorders the sums of squares, within rounding of a bound check. A row's norm
+    is sqrt(sum x^2) when its largest entry M lies in [1e-100, 1e100] (no square or sum can
+    over- or underflow there); other rows are summed again scaled by M."""
     best = 0.0
+    tiny = math.inf
     for i in range(indptr.shape[0] - 1):
+        a = indptr[i]
+        b = indptr[i + 1]
         M = 0.0
-        for j in range(indptr[i], indptr[i + 1]):
-            M = max(M, abs(data[j]))
+        acc = 0.0
+        for j in range(a, b):  # branch-free, so it vectorizes (data are finite: checked)
+            x = data[j]
+            ax = abs(x)
+            M = max(M, ax)
+            tiny = min(tiny, ax if ax != 0.0 else math.inf)
+            acc += x * x
         if M == 0.0:
             continue
-        acc = 0.0
-        for j in range(indptr[i], indptr[i + 1]):
-            u = data[j] / M
-            acc += u * u
-        best = max(best, M * math.sqrt(acc))
-    return best
+        if 1e-100 <= M <= 1e100:
+            r = math.sqrt(acc)
+        else:
+            acc = 0.0
+            for j in range(a, b):
+                u = data[j] / M
+                acc += u * u
+            r = M * math.sqrt(acc)
+        best = max(best, r)
+    return best, tiny
 
 
-@njit(cache=True)
-def _min_abs_nonzero(data):
-    """Smallest |x| over the non-zero entries (inf when there is none)."""
-    best = math.inf
-    for j in range(data.shape[0]):
-        a = abs(data[j])
-        if a != 0.0 and a < best:
-            best = a
-    return best
+def row_scale(rows):
+    """(max_i ||x_i||_2, smallest non-zero |x_ij|) of checked rows, one pass (inf when a norm
+    is beyond the double range; the second is inf when X has no non-zero). Solvers compute it
+    once and hand it to :func:`check_scale` (``stats=``)."""
+    if is_compact(rows):
+        n = rows.n_features
+        return _row_scale(rows.data, np.arange(0, rows.data.shape[0] + 1, n, dtype=np.int64))
+    return _row_scale(rows.data, rows.indptr)
 
 
 def max_row_norm(rows):
     """max_i ||x_i||_2 of checked rows (inf when a norm is beyond the double range)."""
-    if is_compact(rows):
-        n = rows.n_features
-        return _max_row_norm(rows.data, np.arange(0, rows.data.shape[0] + 1, n,
-                                                   dtype=np.int64))
-    return _max_row_norm(rows.data, rows.indptr)
+    return row_scale(rows)[0]
 
 
 def loss_limit(m):
@@ -455,7 +469,7 @@ def _z_max(code, limit):
     return math.sqrt(limit)  # squared, squared_hinge: z^2 / 2
 
 
-def check_scale(rows, y, code, w_bound, why, solver, extra=()):
+def check_scale(rows, y, code, w_bound, why, solver, extra=(), stats=None):
     """The one data-scale check of the solvers (DESIGN.md, "Validated ranges").
 
     ``w_bound`` bounds ||w||_2 over the whole run (each solver derives its own; ``why`` says
@@ -464,12 +478,12 @@ def check_scale(rows, y, code, w_bound, why, solver, extra=()):
     L = 2^1020 / m (:func:`loss_limit`), and |loss'| * R must stay below L too, so no value,
     gradient or sum over the m examples can overflow. ``extra`` holds further (value,
     description) pairs a solver's kernel forms (a step's length, an internal scale factor),
-    each of which must stay below 2^960. Returns R; raises ValueError saying which quantity
+    each of which must stay below 2^960. ``stats`` is :func:`row_scale`'s result when the
+    caller has it (one pass over X saved). Returns R; raises ValueError saying which quantity
     is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
-    R = max_row_norm(rows)
+    R, tiny = row_scale(rows) if stats is None else stats
     name = NAMES[code]
-    tiny = _min_abs_nonzero(rows.data)
     if tiny < SIGMA_MIN:
         raise ValueError(f"X holds a subnormal value {tiny:.3g} (below the smallest normal "
                          f"double 2**-1022 ~ 2.2e-308), whose relative precision is lost and "

@@ -14,7 +14,7 @@ from numba import njit
 
 from ._checks import (check_choice, check_int, check_interval, check_positive, check_scale,
                       check_seed, check_sigma, check_steps, check_test_set, check_X_y,
-                      max_row_norm, n_rows, sigma_keyword, unsigned_index)
+                      row_scale, n_rows, sigma_keyword, unsigned_index)
 from ._l1 import settle, soft
 from ._order import ExampleStream, check_order
 from ._prefetch import prefetch_ahead
@@ -89,9 +89,10 @@ def _check_scale(algo, rows, y, code, sigma, eta_sum):
       For the other losses the explicit methods have no a-priori bound (large rates diverge);
       their overflow is caught by the divergence check instead.
     """
-    R = max_row_norm(rows)
+    stats = row_scale(rows)
+    R = stats[0]
     if not math.isfinite(R):
-        return check_scale(rows, y, code, 1.0, "1", algo)  # raises its clear message
+        return check_scale(rows, y, code, 1.0, "1", algo, stats=stats)  # raises its clear message
     n = rows.n_features
     name = NAMES[code]
     if algo in ("fiol", "isgd"):
@@ -108,7 +109,7 @@ def _check_scale(algo, rows, y, code, sigma, eta_sum):
         why = "sum(eta_t) (max||x||" + (" + sigma sqrt(n))" if extra else ")")
     else:
         return R
-    return check_scale(rows, y, code, W, why, algo)
+    return check_scale(rows, y, code, W, why, algo, stats=stats)
 
 
 def l1_sigma(sigma):

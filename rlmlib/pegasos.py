@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_int, check_memory, check_scale, check_seed, check_sigma,
-                      check_steps, check_test_set, check_X_y, max_row_norm, n_rows, sigma_keyword,
+                      check_steps, check_test_set, check_X_y, row_scale, n_rows, sigma_keyword,
                       unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
@@ -155,12 +155,15 @@ def _check_scale(rows, y, sigma, project):
     """Pegasos's data-scale bounds (one shared check, _checks.check_scale): every half step
     w_{t+1/2} has norm <= R / sigma (R = max ||x_i||; by induction from (1 - 1/t) ||w_t|| +
     R / (sigma t)), and with the projection the margins use ||w_t|| <= 1 / sqrt(sigma)."""
-    R = max_row_norm(rows)
+    stats = row_scale(rows)
+    R = stats[0]
     step = ((R / sigma, "a step (1/sigma) x of length max||x|| / sigma"),)
     if project:
-        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos", step)
+        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos", step,
+                    stats=stats)
     else:
-        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos", step)
+        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos", step,
+                    stats=stats)
 
 
 @sigma_keyword

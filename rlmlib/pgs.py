@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_choice, check_int, check_memory, check_positive, check_scale,
-                      check_seed, check_sigma, check_steps, check_test_set, max_row_norm,
+                      check_seed, check_sigma, check_steps, check_test_set, row_scale,
                       check_X_y, n_rows, unsigned_index)
 from ._order import ORDERS, ExampleStream, check_order
 from ._prefetch import prefetch_ahead
@@ -234,7 +234,8 @@ def _check_scale(rows, y, p, sigma, B, code):
     (||x||_q <= ||x||_2 = R for q >= 2), and <= B on a ball. The kernel keeps w = K u with
     max|u_i| >= lo^(q-1) (lo = max(1/4, e^(-600/q)), see the module docstring), so K <=
     ||w|| / lo^(q-1) must stay finite too."""
-    R = max_row_norm(rows)
+    stats = row_scale(rows)
+    R = stats[0]
     W = (p - 1.0) * R / sigma if code != SQUARED else math.inf
     why = "(p-1) max||x|| / sigma"
     if B > 0.0 and B < W:
@@ -242,7 +243,8 @@ def _check_scale(rows, y, p, sigma, B, code):
     q = p / (p - 1.0)
     lo = max(0.25, math.exp(-600.0 / q))
     check_scale(rows, y, code, W, why, "pgs",
-                ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),))
+                ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),),
+                stats=stats)
 
 
 def _setup(X, y, p, sigma, k, loss, radius, seed, order):

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ._checks import (check_int, check_positive, check_scale, check_seed, check_sigma,
-                      check_steps, check_test_set, check_X_y, max_row_norm,
+                      check_steps, check_test_set, check_X_y, row_scale,
                       is_compact, n_rows, sigma_keyword, unsigned_index)
 from ._order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
 from ._prefetch import prefetch_ahead
@@ -101,14 +101,16 @@ def _check_scale(rows, y, sigma, t0, code):
     sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
     check. Returns (R, R W), used by _settle_if_diverging."""
     from .losses import LOSSES, NAMES, loss_values
-    R = max_row_norm(rows)
+    stats = row_scale(rows)
+    R = stats[0]
     if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
         W = R / (sigma * min(1.0, t0))
-        check_scale(rows, y, code, W, "max||x|| / (sigma min(1, t0))", "sgd")
+        check_scale(rows, y, code, W, "max||x|| / (sigma min(1, t0))", "sgd",
+                    stats=stats)
     else:
         F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
         W = math.sqrt(2.0 * F0 / sigma)
-        check_scale(rows, y, code, W, "sqrt(2 F(0) / sigma)", "sgd")
+        check_scale(rows, y, code, W, "sqrt(2 F(0) / sigma)", "sgd", stats=stats)
     return R, max(R * W, 1.0)   # margins beyond R W mean the run left the validated range
 
 
