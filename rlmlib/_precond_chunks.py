@@ -13,7 +13,6 @@ Only n × n (exact) or s × n plus m × r (sampled) numbers are held in memory. 
 same ``Preconditioner`` as the in-memory build, up to the rounding of sums taken in another
 order (tests/test_precond_chunks.py compares them).
 """
-import math
 import time
 
 import numpy as np
@@ -40,9 +39,10 @@ def _checked(X):
     return X
 
 
-def build(X, *, sigma, beta, m, seed, make):
-    """The pieces of a Preconditioner from dask rows; ``make(**fields)`` builds the object
-    (rlmlib.precond passes its own constructor, so both paths return the same class)."""
+def build(X, *, sigma, beta, m, seed):
+    """The Preconditioner of dask rows X, read block by block (see the module docstring)."""
+    from .precond import assemble, thin_factor
+
     X = _checked(X)
     mr, n = (int(v) for v in X.shape)
     seed = check_seed(seed)
@@ -58,31 +58,15 @@ def build(X, *, sigma, beta, m, seed, make):
         rng = np.random.default_rng(seed)
         sample = np.sort(rng.choice(mr, size=m, replace=False))   # as in memory
         S = np.ascontiguousarray(X[sample].compute())             # s x n, in memory
-        G = S @ S.T / m
-        c, W = np.linalg.eigh((G + G.T) / 2)
-        c, W = c[::-1], W[:, ::-1]
-        keep = c > c[0] * 1e-12 if c[0] > 0 else np.zeros(c.size, bool)
-        c, W = c[keep], W[:, keep]
-        M = np.ascontiguousarray(W / np.sqrt(m * c))
+        c, M = thin_factor(S @ S.T, m)
         basis = np.ascontiguousarray(S.T)
         shift = np.zeros(mr)
         shift[sample] = mr / m
         proj = basis @ M                                           # U = S^T M, n x r
     t1 = time.perf_counter()
-    lam = sigma / beta
-    alpha2 = beta / sigma
-    e = 1.0 / (c + lam) - alpha2
     Q = np.ascontiguousarray((X @ proj).compute())                 # second pass
     row2 = (X * X).sum(axis=1).compute()
-    norms2 = np.maximum(alpha2 * row2 + (Q * Q) @ e, 0.0)
-    t2 = time.perf_counter()
-    gamma = float(np.sum(c / (c + lam)))
     total, total2 = (float(v) for v in (X.sum().compute(), (X * X).sum().compute()))
-    return make(
-        sigma=sigma, beta=beta, sample_size=m, sample=sample, exact=m is None,
-        basis=basis, M=M, rank=c.shape[0],
-        eigenvalues=c, alpha2=alpha2, e=e, Q=Q, norms2=norms2, shift=shift,
-        numerical_rank=gamma, mean_norm2=float(norms2.mean()),
-        coherence=float(norms2.max() / gamma) if gamma > 0 else math.inf,
-        factor_seconds=t1 - t0, transform_seconds=t2 - t1, build_seconds=t2 - t0,
-        fingerprint=(mr, n, mr * n, total, total2), seed=seed, chunked=True)
+    return assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
+                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=(mr, n, mr * n, total, total2),
+                    times=(t0, t1), chunked=True)

@@ -319,8 +319,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
                 f"the exact preconditioner (m=None) needs an n x n eigendecomposition; n = "
                 f"{X.shape[1]} features is above {EXACT_MAX_FEATURES}: pass m=<sample size>")
         with threadpool_limits(1):
-            return build_chunked(X, sigma=sigma, beta=beta, m=m, seed=seed,
-                                 make=Preconditioner)
+            return build_chunked(X, sigma=sigma, beta=beta, m=m, seed=seed)
     with threadpool_limits(1):
         return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
 
@@ -358,25 +357,44 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         # the kept ones, about 1e-16 c_max / c_j, enters H^-1 only through e_j, which is
         # of order c_j (beta/sigma)^2 for small c_j: an error of ~1e-16 c_max beta/sigma.
         G = S @ S.T
-        G = (G.toarray() if not isinstance(G, np.ndarray) else G) / m
-        c, W = np.linalg.eigh((G + G.T) / 2)
-        c, W = c[::-1], W[:, ::-1]
-        keep = c > c[0] * 1e-12 if c[0] > 0 else np.zeros(c.size, bool)
-        c, W = c[keep], W[:, keep]
-        M = np.ascontiguousarray(W / np.sqrt(m * c))
+        c, M = thin_factor(G.toarray() if not isinstance(G, np.ndarray) else G, m)
         basis = S.T.tocsr() if not isinstance(S, np.ndarray) else np.ascontiguousarray(S.T)
         shift = np.zeros(mr)
         shift[sample] = mr / m
     t1 = time.perf_counter()
-    lam = sigma / beta
-    alpha2 = beta / sigma
-    e = 1.0 / (c + lam) - alpha2
     Q = A @ basis
     if M is not None:
         Q = Q @ M
     Q = np.ascontiguousarray(Q.toarray() if not isinstance(Q, np.ndarray) else Q)
-    norms2 = alpha2 * _row_norms2(rows.data, rows.indptr, np.empty(mr)) + (Q * Q) @ e
-    norms2 = np.maximum(norms2, 0.0)
+    row2 = _row_norms2(rows.data, rows.indptr, np.empty(mr))
+    return assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
+                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=_fingerprint(rows),
+                    times=(t0, t1))
+
+
+def thin_factor(G, s):
+    """Eigenvalues c (decreasing) of S S^T / s from its Gram matrix G = S S^T (s x s, dense),
+    and M = W diag(1/sqrt(s c)) so that U = S^T M has orthonormal columns and
+    Chat = S^T S / s = U diag(c) U^T. Directions with c_j below 1e-12 c_max are dropped."""
+    G = G / s
+    c, W = np.linalg.eigh((G + G.T) / 2)
+    c, W = c[::-1], W[:, ::-1]
+    keep = c > c[0] * 1e-12 if c[0] > 0 else np.zeros(c.size, bool)
+    c, W = c[keep], W[:, keep]
+    return c, np.ascontiguousarray(W / np.sqrt(s * c))
+
+
+def assemble(*, sigma, beta, m, seed, sample, basis, M, c, Q, row2, shift, fingerprint,
+             times, **more):
+    """The Preconditioner from its factor (c, basis, M), the rows' coordinates Q = X U and
+    squared norms row2: e, ||xhat_i||^2, the numerical rank and the coherence. ``times`` =
+    (start, end of the factor); the end of the transform is now. Shared by the in-memory
+    build and the out-of-core one (rlmlib/_precond_chunks.py)."""
+    lam = sigma / beta
+    alpha2 = beta / sigma
+    e = 1.0 / (c + lam) - alpha2
+    norms2 = np.maximum(alpha2 * row2 + (Q * Q) @ e, 0.0)
+    t0, t1 = times
     t2 = time.perf_counter()
     gamma = float(np.sum(c / (c + lam)))
     return Preconditioner(
@@ -386,7 +404,7 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         numerical_rank=gamma, mean_norm2=float(norms2.mean()),
         coherence=float(norms2.max() / gamma) if gamma > 0 else math.inf,
         factor_seconds=t1 - t0, transform_seconds=t2 - t1, build_seconds=t2 - t0,
-        fingerprint=_fingerprint(rows), seed=seed)
+        fingerprint=fingerprint, seed=seed, **more)
 
 
 def numerical_rank(eigenvalues, ratio):
