@@ -18,7 +18,6 @@ Every number is a median over repetitions that alternate the contenders, after a
 """
 import argparse
 import time
-import warnings
 
 import numpy as np
 
@@ -26,17 +25,13 @@ SIGMA = 1e-5
 
 
 def _sklearn_fit(X, y, seed):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import SGDClassifier
+    """Seconds of SGDClassifier(...).fit for one epoch (bench_sgd's peer, alpha = SIGMA)."""
+    try:
+        from benchmarks.bench_sgd import one_epoch_sklearn
+    except ModuleNotFoundError:  # run as a script: benchmarks/ itself is on sys.path
+        from bench_sgd import one_epoch_sklearn
 
-    clf = SGDClassifier(loss="hinge", penalty="l2", alpha=SIGMA, max_iter=1, tol=None,
-                        fit_intercept=False, shuffle=True, random_state=seed,
-                        learning_rate="optimal")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        t = time.perf_counter()
-        clf.fit(X, y)
-        return time.perf_counter() - t
+    return one_epoch_sklearn(X, y, SIGMA, seed)[0]
 
 
 def _timed(f, *a, **kw):
