@@ -12,8 +12,8 @@ STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
 JBFLAGS := -W -n --keep-going
 
-# numba's disk cache stays inside the project, never shared between environments
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+# numba's disk cache: `import rlmlib` sets NUMBA_CACHE_DIR to .numba_cache/<hash of rlmlib's
+# sources> (rlmlib/__init__.py), so that an edit never meets a stale compiled kernel
 # prefer the kernel spec installed in .venv over any user-wide one
 export JUPYTER_PREFER_ENV_PATH := 1
 # ipykernel's debugger warns on stderr about frozen modules (Python 3.11): not the book's

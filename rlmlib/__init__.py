@@ -3,14 +3,31 @@
 The library behind the book. Every solver is a function ``rlmlib.<name>(X, y, *, ...)``
 returning a :class:`Result`; see ``DESIGN.md`` for the contract.
 """
+import hashlib as _hashlib
 import os as _os
 from pathlib import Path as _Path
 
+
+def _numba_cache_dir():
+    """<repo>/.numba_cache/<12 hex digits of a SHA-1 of rlmlib's sources>.
+
+    numba's disk cache checks only the source file of the function it caches, so a kernel
+    compiled with an ``@njit`` helper inlined from another module (``_l1.py``, ``losses.py``)
+    would survive an edit of that helper. A directory per version of the sources makes every
+    edit start from an empty cache (one compilation) and can never serve a stale kernel.
+    Hashing the sources takes a few milliseconds."""
+    here = _Path(__file__).resolve().parent
+    digest = _hashlib.sha1()
+    for path in sorted(here.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return str(here.parent / ".numba_cache" / digest.hexdigest()[:12])
+
+
 # numba reads NUMBA_CACHE_DIR when it is first imported: keep its disk cache inside the
-# project so that environments never share (possibly stale) compiled kernels.
-_os.environ.setdefault(
-    "NUMBA_CACHE_DIR", str(_Path(__file__).resolve().parent.parent / ".numba_cache")
-)
+# project, per version of the sources, so that environments and edits never share (possibly
+# stale) compiled kernels.
+_os.environ.setdefault("NUMBA_CACHE_DIR", _numba_cache_dir())
 
 __version__ = "0.1.0"
 

@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import rlmlib  # noqa: F401  (first: it sets NUMBA_CACHE_DIR before any test imports numba)
+
 
 def make_binary(m=120, n=8, seed=0, density=None):
     rng = np.random.default_rng(seed)
