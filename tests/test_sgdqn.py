@@ -88,8 +88,9 @@ def ref_sgdqn2009(X, y, sigma, t0, skip, idx):
     return w, B
 
 
-def ref_sgdqn_corrected(X, y, sigma, t0, skip, idx):
-    """The corrected SGD-QN (erratum): the gain lives in B, secant across a regularization."""
+def ref_sgdqn_corrected(X, y, sigma, t0, skip, idx, r_min=1.0):
+    """The corrected SGD-QN (erratum): the gain lives in B, secant across a regularization;
+    curvatures clipped to [r_min sigma, 100 sigma] (1 the erratum, 0.1 Bottou's code)."""
     n = X.shape[1]
     w = np.zeros(n)
     w1 = np.zeros(n)
@@ -104,7 +105,7 @@ def ref_sgdqn_corrected(X, y, sigma, t0, skip, idx):
             if dd != 0:
                 diffw = w1 - w
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    rr = np.clip(sigma + dd * x / diffw, 0.1 * sigma, 100 * sigma)
+                    rr = np.clip(sigma + dd * x / diffw, r_min * sigma, 100 * sigma)
                 rr = np.where(diffw != 0, rr, np.where(x != 0, 100 * sigma, sigma))
                 rr = np.where(x != 0, rr, sigma)
                 B = 1.0 / (1.0 / B + (t - t_last) * rr)
@@ -175,14 +176,24 @@ def test_sgdqn2009_equals_fig2(density, order):
 
 @pytest.mark.parametrize("density", [1.0, 0.4])
 @pytest.mark.parametrize("order", ["cyclic", "reshuffle"])
-def test_sgdqn_corrected_equals_transcription(density, order):
+@pytest.mark.parametrize("variant,r_min", [("corrected", 1.0), ("corrected_code", 0.1)])
+def test_sgdqn_corrected_equals_transcription(density, order, variant, r_min):
     X, y = toy(density=density)
     idx = orders(40, 3, order, 3)
     for skip in (1, 4):
-        res = sgdqn(X, y, sigma=0.05, epochs=3, t0=30.0, skip=skip, order=order, seed=3)
-        w, B = ref_sgdqn_corrected(X, y, 0.05, 30.0, skip, idx)
+        res = sgdqn(X, y, sigma=0.05, epochs=3, t0=30.0, skip=skip, order=order, seed=3,
+                    variant=variant)
+        w, B = ref_sgdqn_corrected(X, y, 0.05, 30.0, skip, idx, r_min)
         close(res.w, w)
         close(res.info["gain"], B)
+
+
+def test_corrected_clips_differ_only_below():
+    """The two corrected variants differ (estimates below sigma occur on this data)."""
+    X, y = toy(density=1.0)
+    a = sgdqn(X, y, sigma=0.05, epochs=3, t0=30.0, skip=2)
+    b = sgdqn(X, y, sigma=0.05, epochs=3, t0=30.0, skip=2, variant="corrected_code")
+    assert np.abs(a.w - b.w).max() > 1e-8
 
 
 @pytest.mark.parametrize("density", [1.0, 0.4])
@@ -331,7 +342,7 @@ def test_bad_inputs(kw, msg):
 
 def test_bad_variant_memory_and_lam():
     X, y = toy()
-    with pytest.raises(ValueError, match="variant must be one of 'corrected', '2009'"):
+    with pytest.raises(ValueError, match="variant must be one of 'corrected', '2009', 'corrected_code'"):
         sgdqn(X, y, sigma=0.1, epochs=1, variant="2010")
     with pytest.raises(ValueError, match="memory must be an integer >= 1, got 0"):
         olbfgs(X, y, sigma=0.1, epochs=1, memory=0)
@@ -353,7 +364,7 @@ for A in (X, Xs):
         for skip in (1, 3, 100):
             rlmlib.svmsgd2(A, y, sigma=0.1, epochs=epochs, t0=10.0, skip=skip,
                            n_checkpoints=7)
-            for v in ("corrected", "2009"):
+            for v in ("corrected", "2009", "corrected_code"):
                 rlmlib.sgdqn(A, y, sigma=0.1, epochs=epochs, t0=10.0, skip=skip,
                              variant=v, n_checkpoints=7)
         rlmlib.olbfgs(A, y, sigma=0.1, epochs=epochs, t0=10.0, memory=3, n_checkpoints=7)
