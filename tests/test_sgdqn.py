@@ -121,8 +121,9 @@ def ref_sgdqn_corrected(X, y, sigma, t0, skip, idx, r_min=1.0):
     return w, B
 
 
-def ref_olbfgs(X, y, sigma, t0, memory, idx):
-    """oLBFGS with the two-loop recursion written out."""
+def ref_olbfgs(X, y, sigma, t0, memory, idx, eta0=None, damping=0.0):
+    """oLBFGS with the two-loop recursion written out; eta0: Schraudolph et al.'s gain
+    eta0 t0 / (t0 + t) and first direction 1e-10 g."""
     n = X.shape[1]
     w = np.zeros(n)
     pairs = []
@@ -135,13 +136,14 @@ def ref_olbfgs(X, y, sigma, t0, memory, idx):
             a = (s @ q) / (s @ yv)
             alphas.append(a)
             q = q - a * yv
-        h0 = np.mean([(s @ yv) / (yv @ yv) for s, yv in pairs]) if pairs else 1.0 / sigma
+        first = 1.0 / sigma if eta0 is None else 1e-10
+        h0 = np.mean([(s @ yv) / (yv @ yv) for s, yv in pairs]) if pairs else first
         q = h0 * q
         for (s, yv), a in zip(pairs, reversed(alphas)):
             q = q + (a - (yv @ q) / (s @ yv)) * s
-        s = -q / (t + t0)
+        s = -q / (t + t0) * (1.0 if eta0 is None else eta0 * t0)
         w = w + s
-        yv = sigma * s + (dloss(x @ w, y[i]) - dloss(x @ (w - s), y[i])) * x
+        yv = (sigma + damping) * s + (dloss(x @ w, y[i]) - dloss(x @ (w - s), y[i])) * x
         pairs = (pairs + [(s, yv)])[-memory:]
     return w
 
@@ -201,8 +203,10 @@ def test_olbfgs_equals_transcription(density):
     X, y = toy(m=30, density=density)
     idx = orders(30, 2, "reshuffle", 1)
     for memory in (1, 3):
-        res = olbfgs(X, y, sigma=0.1, epochs=2, t0=20.0, memory=memory, seed=1)
-        close(res.w, ref_olbfgs(X, y, 0.1, 20.0, memory, idx), 1e-10)
+        for eta0, damping in ((None, 0.0), (0.5, 0.0), (0.5, 0.3)):
+            res = olbfgs(X, y, sigma=0.1, epochs=2, t0=20.0, memory=memory, seed=1,
+                         eta0=eta0, damping=damping)
+            close(res.w, ref_olbfgs(X, y, 0.1, 20.0, memory, idx, eta0, damping), 1e-10)
 
 
 def test_dense_equals_sparse():
@@ -360,6 +364,10 @@ def test_bad_variant_memory_and_lam():
         sgdqn(X, y, sigma=0.1, epochs=1, variant="2010")
     with pytest.raises(ValueError, match="memory must be an integer >= 1, got 0"):
         olbfgs(X, y, sigma=0.1, epochs=1, memory=0)
+    with pytest.raises(ValueError, match="eta0 must be a finite number > 0, got 0"):
+        olbfgs(X, y, sigma=0.1, epochs=1, eta0=0)
+    with pytest.raises(ValueError, match="damping must be in"):
+        olbfgs(X, y, sigma=0.1, epochs=1, damping=-0.1)
     with pytest.raises(TypeError, match="memory must be an integer"):
         olbfgs(X, y, sigma=0.1, epochs=1, memory=2.5)
     with pytest.raises(TypeError, match="skip must be an integer"):
@@ -382,6 +390,8 @@ for A in (X, Xs):
                 rlmlib.sgdqn(A, y, sigma=0.1, epochs=epochs, t0=10.0, skip=skip,
                              variant=v, n_checkpoints=7)
         rlmlib.olbfgs(A, y, sigma=0.1, epochs=epochs, t0=10.0, memory=3, n_checkpoints=7)
+        rlmlib.olbfgs(A, y, sigma=0.1, epochs=epochs, t0=10.0, eta0=0.1, damping=0.1,
+                      memory=3)
     rlmlib.sgdqn(A, y, sigma=0.1, epochs=1)          # the t0 selection on a subset
 print("ok")
 """
