@@ -144,7 +144,7 @@ def check_secant_ratio(student):
 # ------------------------------------------------------------------ the corrected B update
 def corrected_update(B, w1, w, x, dd, dt, sigma):
     """Reference: the corrected diagonal update. Curvature estimates
-    r_i = clip(sigma + dd x_i / (w1_i - w_i), 0.1 sigma, 100 sigma), sigma where x_i = 0,
+    r_i = clip(sigma + dd x_i / (w1_i - w_i), sigma, 100 sigma), sigma where x_i = 0,
     100 sigma where w1_i = w_i but x_i != 0; then B_i <- 1/(1/B_i + dt r_i). dd is
     loss'(<w1, x>) - loss'(<w, x>)."""
     B, w1, w, x = (np.asarray(a, dtype=np.float64) for a in (B, w1, w, x))
@@ -154,7 +154,7 @@ def corrected_update(B, w1, w, x, dd, dt, sigma):
     zero = on & (diffw == 0)
     ok = on & (diffw != 0)
     r[zero] = 100.0 * sigma
-    r[ok] = np.clip(sigma + dd * x[ok] / diffw[ok], 0.1 * sigma, 100.0 * sigma)
+    r[ok] = np.clip(sigma + dd * x[ok] / diffw[ok], sigma, 100.0 * sigma)
     return 1.0 / (1.0 / B + dt * r)
 
 

@@ -10,6 +10,9 @@ g_t(w) = sigma w + loss'(<w, x_t>; y_t) x_t, at step t = 0, 1, ...:
                                   with no pair yet, H_0 = I / sigma
     s_t = eta_t p_t,  eta_t = 1 / (t + t0)      (the paper's generic update (2) with B = H_t;
                                                  with H_t = I/sigma it is SGD's step)
+                      or eta_t = eta0 t0 / (t0 + t)   (eta0 given: Schraudolph et al.'s
+                                                 schedule, tau = t0, eta0 = their eta0/c; the
+                                                 first direction, with no pair, is 1e-10 g)
     w_{t+1} = w_t + s_t
     y_t = g_t(w_{t+1}) - g_t(w_t) = sigma s_t + [loss'(<w_{t+1}, x_t>) - loss'(<w_t, x_t>)] x_t
 
@@ -23,17 +26,23 @@ import math
 import numpy as np
 from numba import njit
 
-from ._checks import check_int, sigma_keyword
+from ._checks import check_int, check_interval, check_positive, sigma_keyword
 from ._prefetch import prefetch_ahead
 from ._schedule import Problem, axpy, dot, select_t0, timed
 from .losses import loss_deriv
 
+#: Schraudolph et al.'s scale of the first direction (no pair yet): eps * g
+EPS = 1e-10
+
 
 @njit(cache=True)
 def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, order, start,
-                 stop, t_first, sigma, t0, code, dense, look_ahead=True):
+                 stop, t_first, sigma, t0, code, dense, scale=1.0, h_first=0.0,
+                 damping=0.0, look_ahead=True):
     """oLBFGS steps on examples order[start:stop]. S, Y: (memory, n) ring buffers of the
-    pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest]."""
+    pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest].
+    The gain is scale / (t + t0); with no pair yet H = h_first I (1/sigma when 0); each y
+    gets damping * s added (Schraudolph et al.'s lambda)."""
     M = S.shape[0]
     n = w.shape[0]
     K = int(state[0])
@@ -70,7 +79,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
                 h0 += 1.0 / (rho[k] * yy)            # s.y / y.y
             h0 /= K
         else:
-            h0 = 1.0 / sigma
+            h0 = h_first if h_first > 0.0 else 1.0 / sigma
         for j in range(n):
             q[j] *= h0
         for c in range(K - 1, -1, -1):              # oldest to newest
@@ -81,7 +90,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             beta = rho[k] * y_q
             for j in range(n):
                 q[j] += (alpha[k] - beta) * S[k, j]
-        eta = 1.0 / (t + t0)
+        eta = scale / (t + t0)
         # the new pair goes into the slot after head (overwriting the oldest when full)
         new = (head + 1) % M
         ss = 0.0
@@ -92,7 +101,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             ss += s_j * s_j
         d_new = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
         for j in range(n):
-            Y[new, j] = sigma * S[new, j]
+            Y[new, j] = (sigma + damping) * S[new, j]
         axpy(data, indices, a, b, Y[new], d_new - d, dense)
         sy = 0.0
         yy = 0.0
@@ -112,9 +121,12 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
 
 
 class _Run:
-    def __init__(self, p, memory, t0):
+    def __init__(self, p, memory, t0, eta0=None, damping=0.0):
         n = p.n
         self.p, self.t0 = p, t0
+        # Schraudolph et al.: eta_t = eta0 t0 / (t0 + t), first direction eps g
+        self.scale, self.h_first = (1.0, 0.0) if eta0 is None else (eta0 * t0, EPS)
+        self.damping = damping
         self.w = np.zeros(n)
         self.S = np.zeros((memory, n))
         self.Y = np.zeros((memory, n))
@@ -126,12 +138,14 @@ class _Run:
         p = self.p
         olbfgs_steps(rows.data, indices, indptr, y, self.w, self.S, self.Y, self.rho,
                      self.state, self.g, self.q, self.alpha, idx, start, stop, t, p.sigma,
-                     self.t0, p.code, p.dense, look_ahead)
+                     self.t0, p.code, p.dense, self.scale, self.h_first, self.damping,
+                     look_ahead)
 
 
 @sigma_keyword
-def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, seed=0,
-           order="reshuffle", n_checkpoints=None, X_test=None, y_test=None):
+def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta0=None,
+           damping=0.0, seed=0, order="reshuffle", n_checkpoints=None, X_test=None,
+           y_test=None):
     """oLBFGS (online L-BFGS, one example per step) on (σ/2)‖w‖² + mean loss.
 
     Parameters
@@ -152,6 +166,13 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, see
         The gain is 1/(t + t0) on the direction H g (the first step is SGD's,
         g/(σ t0)). None: the selection
         procedure of SGD-QN (one pass on 10 % of the examples per t0 in 10^0 … 10^10).
+    eta0 : float > 0 or None
+        None: the gain above (the SGD-QN paper's generic update). A number: Schraudolph,
+        Yu and Günter's schedule η_t = eta0 · t0 / (t0 + t) (their τ is t0, their η0/c is
+        eta0), with their first direction ε g, ε = 1e-10.
+    damping : float >= 0, default 0
+        Schraudolph et al.'s λ: y_t = g_t(w_{t+1}) - g_t(w_t) + damping · s_t (y_t already
+        holds σ s_t, so the pairs are well defined without it).
     seed : int >= 0
         Seed of the example order (and of the t0 subset).
     order : {'reshuffle', 'shuffle_once', 'cyclic'}
@@ -181,13 +202,16 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, see
     True
     """
     memory = check_int("memory", memory, 1)
+    if eta0 is not None:
+        eta0 = check_positive("eta0", eta0)
+    damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
     t0 = p.check_t0(t0)
     info = {}
     selected = t0 is None
     if selected:
         def one_pass(rows, ys, t0_try):
-            run = _Run(p, memory, t0_try)
+            run = _Run(p, memory, t0_try, eta0, damping)
             m = rows.indptr.shape[0] - 1
             run.steps(rows, ys, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
                       np.arange(m, dtype=np.uint64), 0, m, 0, False)
@@ -195,12 +219,14 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, see
 
         secs, (t0, table) = timed(select_t0, one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
         info.update(t0_table=table, t0_seconds=secs)
-    run = _Run(p, memory, t0)
+    run = _Run(p, memory, t0, eta0, damping)
     indices, indptr = p.unsigned()
 
     def steps(idx, start, stop, t):
         run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
-              "t0": t0, "t0_selected": selected, "seed": p.seed, "order": p.order}
+              "t0": t0, "t0_selected": selected, "eta0": eta0, "damping": damping,
+              "seed": p.seed,
+              "order": p.order}
     return p.run("olbfgs", steps, lambda: run.w, params, info)

@@ -16,22 +16,30 @@ count = skip. At step t = 0, 1, ...:
     if count <= 0: w_{t+1} <- w_{t+1} - skip (t + t0)^-1 sigma B w_{t+1};
                    count <- skip;  updateB <- true
 
-variant="corrected" -- the erratum's algorithm as the authors' later reference code runs it.
-The gain lives in B (no 1/t factor): B = I/(sigma t0) at the start, and B^-1 accumulates
-curvature estimates, one per update, weighted by the steps since the last update. The secant
-pair straddles a regularization step: w1 is saved before it, and at the next example
+variant="corrected" -- the erratum's corrected algorithm (Bordes, Bottou, Gallinari, Chang and
+Smith 2010). The gain lives in B (no 1/t factor): B = I/(sigma t0) at the start, and B^-1
+accumulates curvature estimates, one per update, weighted by the steps since the last update.
+The secant pair straddles a regularization step: w1 is saved before it, and at the next example
 
-    r_i = clip(sigma + [loss'(<w1, x>) - loss'(<w, x>)] x_i / (w1_i - w_i), 0.1 sigma,
+    r_i = clip(sigma + [loss'(<w1, x>) - loss'(<w, x>)] x_i / (w1_i - w_i), sigma,
                100 sigma)                         (sigma where x_i = 0; 100 sigma when
                                                    w1_i = w_i but x_i != 0)
     B_ii <- 1 / (1/B_ii + (t - t_last) r_i),  t_last <- t
 
 (skipped when the two derivatives are equal, e.g. both margins beyond 1 for the squared
-hinge). Each step (t = 1, 2, ...): z = <w, x>; the B update if due; count <- count - 1 and,
+hinge; without a skipped update t - t_last = skip and this is B_ii / (1 + skip B_ii r_i)).
+Each step (t = 1, 2, ...): z = <w, x>; the B update if due; count <- count - 1 and,
 when it reaches 0, w1 <- w, w <- w - skip sigma B w, updateB <- true; then
 w <- w - loss'(z) B x. A coordinate that only ever sees the curvature sigma gets
 B_ii = 1/(sigma (t0 + t)), SGD's gain; one with curvature h gets about 1/(h t): the second-order
 gain of Theorem 1.
+
+variant="corrected_code" -- the same, with the lower clip of the authors' later reference
+code (Bottou's public sgd snapshot, svm/old/svmsgdqn.cpp): r_i clipped to [0.1 sigma,
+100 sigma]. The erratum's text was not available to us; the lower clip at sigma comes from
+a third-party transcription of the erratum and from the 2009 paper's own remark that the
+curvature is never below lambda (= sigma). The other details (the (t - t_last) weight, the
+update skipped on equal derivatives, 100 sigma where w1_i = w_i) come from the code.
 """
 import numpy as np
 from numba import njit
@@ -42,11 +50,13 @@ from ._schedule import (Problem, axpy_diag, check_skip, dot, select_t0, shrink_d
                         timed)
 from .losses import loss_deriv
 
-VARIANTS = ("corrected", "2009")
+VARIANTS = ("corrected", "2009", "corrected_code")
 #: the 2009 algorithm's floor on B: B_ii >= B_MIN / sigma
 B_MIN = 1e-2
 #: the corrected algorithm's clipping of the curvature estimate: [R_MIN, R_MAX] * sigma
-R_MIN, R_MAX = 0.1, 100.0
+#: (the erratum's [sigma, 100 sigma]); Bottou's later code clips below at R_MIN_CODE * sigma
+R_MIN, R_MAX = 1.0, 100.0
+R_MIN_CODE = 0.1
 
 
 @njit(cache=True)
@@ -110,10 +120,12 @@ def sgdqn2009_steps(data, indices, indptr, y, w, B, state, scratch, order, start
 
 @njit(cache=True)
 def sgdqn_corrected_steps(data, indices, indptr, y, w, w1, B, state, scratch, order, start,
-                          stop, t_first, sigma, skip, code, dense, look_ahead=True):
+                          stop, t_first, sigma, skip, code, dense, r_min=R_MIN,
+                          look_ahead=True):
     """The corrected SGD-QN on examples order[start:stop] (t counts from 1).
 
-    state = [count, updateB, t_last]; scratch holds at least max-row-length floats."""
+    state = [count, updateB, t_last]; scratch holds at least max-row-length floats; the
+    curvature estimates are clipped to [r_min, R_MAX] * sigma."""
     count = state[0]
     update_b = state[1] != 0.0
     t_last = state[2]
@@ -137,7 +149,7 @@ def sgdqn_corrected_steps(data, indices, indptr, y, w, w1, B, state, scratch, or
                     diffw = w1[j] - w[j]
                     if diffw != 0.0:
                         rj = sigma + dd * data[kk] / diffw
-                        rj = min(max(rj, R_MIN * sigma), R_MAX * sigma)
+                        rj = min(max(rj, r_min * sigma), R_MAX * sigma)
                     elif data[kk] != 0.0:
                         rj = R_MAX * sigma
                     else:
@@ -170,6 +182,7 @@ class _Run:
 
     def __init__(self, p, variant, t0, skip):
         self.p, self.variant, self.t0, self.skip = p, variant, t0, skip
+        self.r_min = R_MIN_CODE if variant == "corrected_code" else R_MIN
         self.w = np.zeros(p.n)
         rows = p.rows
         lengths = np.diff(rows.indptr)
@@ -191,7 +204,7 @@ class _Run:
         else:
             sgdqn_corrected_steps(rows.data, indices, indptr, y, self.w, self.w1, self.B,
                                   self.state, self.scratch, idx, start, stop, t, p.sigma,
-                                  self.skip, p.code, p.dense, look_ahead)
+                                  self.skip, p.code, p.dense, self.r_min, look_ahead)
 
     def B_effective(self, t):
         """(t + t0) times the gain of coordinate i after t steps: B for 2009 (its gain is
@@ -223,12 +236,14 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
         changes: use a smooth loss).
     t0 : float > 0 or None
         Offset of the gain (B/(t + t0) in 2009, B = I/(σ t0) at the start in the corrected
-        version). None: the paper's selection (one pass on a random 10 % of the examples per
+        versions). None: the paper's selection (one pass on a random 10 % of the examples per
         t0 in 10^0 … 10^10, lowest primal wins); the choice is in ``res.params['t0']``.
     skip : int >= 1 or None
         Steps between regularization updates (and between updates of B). None: 16 n / d.
-    variant : {'corrected', '2009'}
-        The erratum's corrected algorithm (default) or the 2009 paper's Fig. 2.
+    variant : {'corrected', '2009', 'corrected_code'}
+        The erratum's corrected algorithm (default; curvature estimates clipped to
+        [σ, 100σ]), the 2009 paper's Fig. 2, or the corrected algorithm with the clipping
+        [0.1σ, 100σ] of the authors' later C++ code.
     seed : int >= 0
         Seed of the example order (and of the t0 subset).
     order : {'reshuffle', 'shuffle_once', 'cyclic'}

@@ -104,7 +104,13 @@ def test_corrected_update():
         out = C.corrected_update(B, w1, w, x, dd, dt, sigma)
         return np.where(x != 0, out, B)
 
-    for wrong in (inverted, no_clip, no_dt, skip_zeros):
+    def code_clip(B, w1, w, x, dd, dt, sigma):  # the reference code's floor 0.1 sigma
+        with np.errstate(all="ignore"):
+            r = np.clip(sigma + dd * x / (w1 - w), 0.1 * sigma, 100 * sigma)
+        r = np.where(x != 0, np.where(w1 == w, 100 * sigma, r), sigma)
+        return 1 / (1 / B + dt * r)
+
+    for wrong in (inverted, no_clip, no_dt, skip_zeros, code_clip):
         with pytest.raises(AssertionError):
             C.check_corrected_update(wrong)
 
