@@ -79,7 +79,8 @@ bench: $(STAMP)
 # write back a source that was edited during the run. Commit the JSON file afterwards.
 # `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
 # cluster instead of the embedded one (chapters/implementation/cluster.md).
-RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md
+RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md \
+                     chapters/precond/experiments.md
 SCHEDULER ?=
 record: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record] commit rlmlib first: the record names the commit it ran"; exit 1; }
