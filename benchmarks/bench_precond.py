@@ -23,6 +23,11 @@ the snapshot's g~_i are stored, is 3 passes), and a stage (one outer iteration: 
 does not define its SVRG epoch; Johnson & Zhang count a stage as 5 gradient passes, m + 2 x 2m),
 for plain SVRG, preconditioned SVRG (implicit H^-1, O(nnz(x_i) + r) per step), and SVRG over
 the explicitly preconditioned dense rows as the paper forms them (extrapolated from 300 rows).
+Measured 2026-11-23 (``--table2``, 5 repetitions, 2 cores shared with other jobs): build /
+preconditioned pass 4.96 (spam) and 4.61 (RCV1-like 200,000 rows), build / preconditioned
+stage 1.65 and 1.54, build / pass over dense xhat 0.13 and 0.06. Before the build formed
+Q = XU in one numba pass (scipy's X S^T, then a dense product), build / preconditioned pass
+was 20.7 and 43.6.
 """
 import argparse
 import time

@@ -412,7 +412,9 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     -------
     Preconditioner
         With ``numerical_rank``, ``coherence``, ``norms2``, ``build_seconds`` and the arrays
-        the solvers ``rlmlib.sag``/``rlmlib.svrg`` use when passed ``precondition=P``.
+        the solvers ``rlmlib.sag``/``rlmlib.svrg`` use when passed ``precondition=P``. The
+        build computes only what the solvers need (the factor, Q = X U and ||xhat_i||^2);
+        ``numerical_rank``, ``coherence`` and ``mean_norm2`` are computed on first access.
 
     Raises
     ------
