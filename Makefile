@@ -75,7 +75,7 @@ bench: $(STAMP)
 
 # ----------------------------------------------------------------------------- recorded runs
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
-# (about an hour each on two cores). A copy of the chapter is executed: jupytext refuses to
+# (about an hour each on two cores; the preconditioning page about 6 minutes). A copy of the chapter is executed: jupytext refuses to
 # write back a source that was edited during the run. Commit the JSON file afterwards.
 # `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
 # cluster instead of the embedded one (chapters/implementation/cluster.md).
