@@ -75,11 +75,12 @@ bench: $(STAMP)
 
 # ----------------------------------------------------------------------------- recorded runs
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
-# (about an hour each on two cores). A copy of the chapter is executed: jupytext refuses to
+# (about an hour each on two cores; the preconditioning page about 6 minutes). A copy of the chapter is executed: jupytext refuses to
 # write back a source that was edited during the run. Commit the JSON file afterwards.
 # `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
 # cluster instead of the embedded one (chapters/implementation/cluster.md).
-RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md
+RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md \
+                     chapters/precond/experiments.md
 SCHEDULER ?=
 record: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record] commit rlmlib first: the record names the commit it ran"; exit 1; }

@@ -99,9 +99,11 @@ def check_beta(beta, loss=None):
     return beta
 
 
-def _fingerprint(rows):
-    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)),
-            float(np.sum(rows.data * rows.data)))
+def _fingerprint(rows, row2=None):
+    """(rows, features, stored values, sum of the values, sum of their squares); the last
+    from the squared row norms ``row2`` when they are at hand (no second pass)."""
+    sq = float(np.sum(row2)) if row2 is not None else float(np.dot(rows.data, rows.data))
+    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)), sq)
 
 
 def _same_fingerprint(a, b):
@@ -119,6 +121,95 @@ def _row_norms2(data, indptr, out):
             s += data[k] * data[k]
         out[i] = s
     return out
+
+
+@njit(cache=True, fastmath=True)
+def compact_basis(indptr, rows, data, M, Uc):
+    """Uc[t] = sum_k S[k, j_t] M[k] for the sample's t-th non-empty column j_t, from S in CSC
+    form (indptr over columns, the row k of each entry): the rows of U = S^T M that are not
+    zero, dense, (features, r). Column by column, so each row of Uc is written once."""
+    r = M.shape[1]
+    t = 0
+    for j in range(indptr.shape[0] - 1):
+        if indptr[j + 1] == indptr[j]:
+            continue
+        u = Uc[t]
+        u[:] = 0.0
+        for p in range(indptr[j], indptr[j + 1]):
+            x = data[p]
+            mk = M[rows[p]]
+            for q in range(r):
+                u[q] += x * mk[q]
+        t += 1
+    return Uc
+
+
+@njit(cache=True, fastmath=True)
+def row_coordinates(data, indices, indptr, pos, Uc, Q, row2):
+    """Q[i] = U^T x_i = sum_p x_ip Uc[pos[j_p]] for every CSR row (features with pos < 0 are
+    not in the span of U), and row2[i] = ||x_i||^2, in one pass over X. The row's entries in
+    the span are gathered first, then added four at a time into a length-r accumulator (one
+    load and store of it per four rows of Uc)."""
+    m = indptr.shape[0] - 1
+    r = Uc.shape[1]
+    longest = 0
+    for i in range(m):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    bt = np.empty(longest, np.int64)
+    bx = np.empty(longest)
+    acc = np.empty(r)
+    for i in range(m):
+        k = 0
+        s2 = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            x = data[p]
+            s2 += x * x
+            t = pos[indices[p]]
+            if t >= 0:
+                bt[k] = t
+                bx[k] = x
+                k += 1
+        row2[i] = s2
+        acc[:] = 0.0
+        k4 = k - k % 4
+        for h in range(0, k4, 4):
+            u0, u1, u2, u3 = Uc[bt[h]], Uc[bt[h + 1]], Uc[bt[h + 2]], Uc[bt[h + 3]]
+            x0, x1, x2, x3 = bx[h], bx[h + 1], bx[h + 2], bx[h + 3]
+            for q in range(r):
+                acc[q] += x0 * u0[q] + x1 * u1[q] + x2 * u2[q] + x3 * u3[q]
+        for h in range(k4, k):
+            u0 = Uc[bt[h]]
+            x0 = bx[h]
+            for q in range(r):
+                acc[q] += x0 * u0[q]
+        Q[i, :] = acc
+    return Q
+
+
+@njit(cache=True)
+def _norms2(Q, e, alpha2, row2, out):
+    """||xhat_i||^2 = alpha2 ||x_i||^2 + sum_q e_q Q_iq^2 (clipped at 0 against rounding)."""
+    for i in range(Q.shape[0]):
+        v = alpha2 * row2[i]
+        for q in range(Q.shape[1]):
+            v += e[q] * Q[i, q] * Q[i, q]
+        out[i] = max(v, 0.0)
+    return out
+
+
+_BLAS = []
+
+
+def _one_blas_thread():
+    """A context limiting BLAS to one thread. threadpoolctl's ``threadpool_limits`` scans the
+    loaded libraries on every call (1-30 ms measured here, several SVRG steps' worth on
+    `spam`); the controller is built once and reused."""
+    from threadpoolctl import ThreadpoolController
+
+    if not _BLAS:
+        import scipy.linalg  # noqa: F401  (load every BLAS the build may call first)
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1)
 
 
 def _to_scipy(rows):
@@ -177,10 +268,41 @@ class Preconditioner:
     factor_seconds, transform_seconds, build_seconds : float
         Time of the eigendecomposition (with the sampling), of Q = X U and the norms, and
         their sum.
+
+    Notes
+    -----
+    The build computes only what the solvers use: the factor (``eigenvalues``, ``e``, the
+    basis), ``Q`` and ``norms2`` (the step 1/L_max needs max_i ||xhat_i||^2). The
+    diagnostics ``numerical_rank``, ``mean_norm2`` and ``coherence`` are computed on first
+    access (O(r) and O(m) from those arrays) and cached; they are not part of
+    ``build_seconds``.
     """
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
+
+    @property
+    def numerical_rank(self):
+        """gamma = sum_j c_j / (c_j + sigma/beta) (computed on first access)."""
+        if "_gamma" not in self.__dict__:
+            self._gamma = float(np.sum(self.eigenvalues
+                                       / (self.eigenvalues + self.sigma / self.beta)))
+        return self._gamma
+
+    @property
+    def mean_norm2(self):
+        """Mean of ||xhat_i||^2 over all rows (computed on first access)."""
+        if "_mean_norm2" not in self.__dict__:
+            self._mean_norm2 = float(self.norms2.mean())
+        return self._mean_norm2
+
+    @property
+    def coherence(self):
+        """max_i ||xhat_i||^2 / numerical_rank (computed on first access)."""
+        if "_coherence" not in self.__dict__:
+            g = self.numerical_rank
+            self._coherence = float(self.norms2.max() / g) if g > 0 else math.inf
+        return self._coherence
 
     def __repr__(self):
         kind = "exact" if self.exact else f"sampled from s={self.sample_size} rows"
@@ -290,7 +412,9 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     -------
     Preconditioner
         With ``numerical_rank``, ``coherence``, ``norms2``, ``build_seconds`` and the arrays
-        the solvers ``rlmlib.sag``/``rlmlib.svrg`` use when passed ``precondition=P``.
+        the solvers ``rlmlib.sag``/``rlmlib.svrg`` use when passed ``precondition=P``. The
+        build computes only what the solvers need (the factor, Q = X U and ||xhat_i||^2);
+        ``numerical_rank``, ``coherence`` and ``mean_norm2`` are computed on first access.
 
     Raises
     ------
@@ -306,8 +430,6 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     >>> bool(np.isclose(P.numerical_rank, P.norms2.mean()))
     True
     """
-    from threadpoolctl import threadpool_limits
-
     # One thread: on a shared 2-core machine, OpenBLAS threads made the small products
     # and eigendecompositions here up to 10x slower, and kept spinning into the
     # single-threaded solver kernels that follow (DESIGN.md, "Data representation").
@@ -318,9 +440,9 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
             raise ValueError(
                 f"the exact preconditioner (m=None) needs an n x n eigendecomposition; n = "
                 f"{X.shape[1]} features is above {EXACT_MAX_FEATURES}: pass m=<sample size>")
-        with threadpool_limits(1):
+        with _one_blas_thread():
             return build_chunked(X, sigma=sigma, beta=beta, m=m, seed=seed)
-    with threadpool_limits(1):
+    with _one_blas_thread():
         return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
 
 
@@ -362,13 +484,29 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         shift = np.zeros(mr)
         shift[sample] = mr / m
     t1 = time.perf_counter()
-    Q = A @ basis
-    if M is not None:
-        Q = Q @ M
-    Q = np.ascontiguousarray(Q.toarray() if not isinstance(Q, np.ndarray) else Q)
-    row2 = _row_norms2(rows.data, rows.indptr, np.empty(mr))
+    Q = np.empty((mr, c.shape[0]))
+    row2 = np.empty(mr)
+    if rows.sparse:
+        # Q = X U through the rows of U = S^T M that are not zero: the features met in the
+        # sample (exact: all n), gathered into a dense (features x r) array Uc. One pass
+        # over X, nnz(x_i in the sample's features) * r multiply-adds per row, never the
+        # m x s product X S^T (scipy's sparse product took 5x longer on spam).
+        pos = np.full(n, -1, np.int64)
+        if M is None:
+            pos[:] = np.arange(n)
+            Uc = basis
+        else:
+            Sc = S.tocsc()
+            feats = np.flatnonzero(np.diff(Sc.indptr))
+            pos[feats] = np.arange(feats.size)
+            Uc = compact_basis(Sc.indptr, Sc.indices, Sc.data, M,
+                               np.empty((feats.size, M.shape[1])))
+        row_coordinates(rows.data, rows.indices, rows.indptr, pos, Uc, Q, row2)
+    else:
+        np.matmul(A, basis if M is None else basis @ M, out=Q)   # U = S^T M first: r <= s
+        _row_norms2(rows.data, rows.indptr, row2)
     return assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
-                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=_fingerprint(rows),
+                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=_fingerprint(rows, row2),
                     times=(t0, t1))
 
 
@@ -393,16 +531,14 @@ def assemble(*, sigma, beta, m, seed, sample, basis, M, c, Q, row2, shift, finge
     lam = sigma / beta
     alpha2 = beta / sigma
     e = 1.0 / (c + lam) - alpha2
-    norms2 = np.maximum(alpha2 * row2 + (Q * Q) @ e, 0.0)
+    norms2 = _norms2(Q, e, alpha2, np.ascontiguousarray(row2, dtype=np.float64),
+                     np.empty(Q.shape[0]))
     t0, t1 = times
     t2 = time.perf_counter()
-    gamma = float(np.sum(c / (c + lam)))
     return Preconditioner(
         sigma=sigma, beta=beta, sample_size=m, sample=sample, exact=m is None,
         basis=basis, M=M, rank=c.shape[0],
         eigenvalues=c, alpha2=alpha2, e=e, Q=Q, norms2=norms2, shift=shift,
-        numerical_rank=gamma, mean_norm2=float(norms2.mean()),
-        coherence=float(norms2.max() / gamma) if gamma > 0 else math.inf,
         factor_seconds=t1 - t0, transform_seconds=t2 - t1, build_seconds=t2 - t0,
         fingerprint=fingerprint, seed=seed, **more)
 

@@ -122,6 +122,40 @@ def test_sampled_sparse_equals_dense():
     assert Ps.numerical_rank == pytest.approx(np.einsum("ij,ij->i", S @ Hm, S @ Hm).mean())
 
 
+def test_coordinates_of_sparse_rows():
+    """Q = X U and ||x_i||^2 from the one-pass kernel: rows of every length (the 4-way
+    unrolled sum and its remainder), empty rows, features outside the sample."""
+    rng = np.random.default_rng(5)
+    m, n = 120, 40
+    X = rng.standard_normal((m, n)) * (rng.random((m, n)) < rng.random((m, 1)) * 0.5)
+    X[:3] = 0.0                                  # empty rows
+    X[3:9] = rng.standard_normal((6, n))         # full rows
+    X[9, :] = 0.0
+    X[9, 39] = 2.0                               # a single entry, possibly outside S
+    Xs = sp.csr_matrix(X)
+    for s in (None, 1, 7, 120):
+        P = rlmlib.precondition(Xs, sigma=SIGMA, beta=0.5, m=s, seed=2)
+        U = P.U
+        np.testing.assert_allclose(P.Q, X @ U, atol=1e-12 * max(1.0, np.abs(X @ U).max()))
+        Hm = P.matrix()
+        np.testing.assert_allclose(P.norms2, np.einsum("ij,ij->i", X @ Hm, X @ Hm),
+                                   rtol=1e-9, atol=1e-13)
+        if s is not None and s < m:
+            outside = np.setdiff1d(np.arange(n), Xs[P.sample].indices)
+            assert np.all(np.abs(U[outside]) == 0.0)
+
+
+def test_diagnostics_computed_on_first_access():
+    X, _ = problem("squared", m=100, n=8)
+    P = rlmlib.precondition(X, sigma=SIGMA, beta=0.5, m=20)
+    assert not {"_gamma", "_coherence", "_mean_norm2"} & set(vars(P))
+    gamma = P.numerical_rank
+    assert gamma == pytest.approx(numerical_rank(P.eigenvalues, SIGMA / 0.5), rel=1e-12)
+    assert P.coherence == pytest.approx(P.norms2.max() / gamma)
+    assert P.mean_norm2 == pytest.approx(P.norms2.mean())
+    assert {"_gamma", "_coherence", "_mean_norm2"} <= set(vars(P))
+
+
 def test_sampled_with_all_rows_is_exact():
     X, y = problem("squared", m=80, n=6)
     Pe = rlmlib.precondition(X, sigma=SIGMA, beta=1.0)
@@ -219,7 +253,8 @@ rng = np.random.default_rng(0)
 X = rng.standard_normal((30, 6)); y = np.where(X[:, 0] > 0, 1, -1)
 Xs = sp.random(30, 50, density=0.2, format="csr", random_state=1)
 for A in (X, Xs):
-    for P in (None, rlmlib.precondition(A, sigma=0.1, beta=0.2, m=4)):
+    for P in (None, rlmlib.precondition(A, sigma=0.1, beta=0.2, m=4),
+              rlmlib.precondition(A, sigma=0.1, beta=0.2)):
         for epochs in (1, 3):
             rlmlib.sag(A, y, sigma=0.1, epochs=epochs, loss="logistic", precondition=P,
                        n_checkpoints=2)
