@@ -262,7 +262,8 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     Raises
     ------
     ValueError, TypeError
-        For a bad argument (named in the message), before any step; TypeError for ``lam=`` (the weight is ``sigma``).
+        For a bad argument (named in the message), before any step; TypeError for
+        ``lam=`` (the weight is ``sigma``).
 
     Examples
     --------

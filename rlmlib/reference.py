@@ -109,8 +109,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
     Result
         ``res.info['converged']`` says whether the bound was certified,
         ``res.info['message']`` why it stopped, ``res.info['gap_bound']`` the certified
-        bound on F(w) − F*; the trace has one checkpoint per L-BFGS iteration and ``epoch`` counts
-        passes over the data (one per function-and-gradient evaluation).
+        bound on F(w) − F*; the trace has one checkpoint per L-BFGS iteration and
+        ``epoch`` counts passes over the data (one per function-and-gradient evaluation).
 
     Raises
     ------
