@@ -199,7 +199,7 @@ def as_rows(X, name="X", compact_dense=False):
     Accepts a 2-D array-like of real numbers or any scipy.sparse matrix/array (converted to
     CSR, float64). Rejects non-2-D input, non-numeric data, empty data, NaN and inf.
     With ``compact_dense=True`` dense input keeps ``indices = arange(n)`` once instead of
-    m copies (see :func:`is_compact`), for kernels that index dense rows directly.
+    m copies (see ``rlmlib._checks.is_compact``), for kernels that index dense rows directly.
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ class Dataset:
     float64: labels -1/+1 for ``task='binary'`` (``classes`` holds the original labels that
     -1 and +1 stand for, ``label_names`` their meaning), real targets for
     ``task='regression'``, the original integer labels for ``task='multiclass'`` (only from
-    :func:`load_svmlight`). ``truth`` holds what a generator
+    :func:`rlmlib.load_svmlight`). ``truth`` holds what a generator
     knows about the distribution (hidden weights, eigenvalues, ...); its entries can also be
     read as attributes, e.g. ``ds.w_star``. ``X_test``/``y_test`` are an independent sample from
     the same distribution when the generator was asked for one (``m_test > 0``).
@@ -322,7 +322,7 @@ def load_dataset(name, *, standardize=False, data_dir=None):
 def load_svmlight(path, n_features=None, *, name=None):
     """Read an svmlight / LIBSVM file (RCV1, covtype, ...) into a :class:`Dataset`.
 
-    Uses :func:`sklearn.datasets.load_svmlight_file` (``.gz``/``.bz2`` are read directly; the
+    Uses ``sklearn.datasets.load_svmlight_file`` (``.gz``/``.bz2`` are read directly; the
     feature numbering, 0- or 1-based, is detected). ``X`` is CSR float64. With two distinct
     labels ``y`` becomes -1/+1 (``classes`` holds the original labels, sorted: the first is -1)
     and ``task='binary'``; more than two integer labels give ``task='multiclass'`` with the

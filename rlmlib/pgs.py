@@ -372,7 +372,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
 
 def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
                  order="replacement"):
-    """The iterates w_t of one :func:`pgs` run at the step counts ``at``.
+    """The iterates w_t of one :func:`rlmlib.pgs` run at the step counts ``at``.
 
     The run is ``pgs(X, y, p=p, sigma=sigma, T=max(at), ...)``: the same kernel and random
     stream, so the row for ``at[-1] = T`` is ``pgs(...).w``.
@@ -380,7 +380,7 @@ def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
     Parameters
     ----------
     X, y, p, sigma, k, loss, radius, seed, order
-        As in :func:`pgs`.
+        As in :func:`rlmlib.pgs`.
     at : 1-D array of int
         Increasing step counts t >= 0 (t = 0 is the start, w = 0).
 
@@ -393,7 +393,7 @@ def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
     ------
     ValueError
         When ``at`` is not a non-empty increasing 1-D array of integers >= 0, or for a bad
-        argument of :func:`pgs`.
+        argument of :func:`rlmlib.pgs`.
 
     Examples
     --------
