@@ -199,7 +199,8 @@ def check_ball_conjugate(r_conjugate_ball):
     Examples
     --------
     >>> from rlmlib import checkers, pnorm
-    >>> print(checkers.check_ball_conjugate(lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)))  # doctest: +ELLIPSIS
+    >>> ball = lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)
+    >>> print(checkers.check_ball_conjugate(ball))  # doctest: +ELLIPSIS
     r_conjugate_ball passed all ...
     """
     _student("r_conjugate_ball", r_conjugate_ball)
@@ -280,7 +281,9 @@ def check_best_k(best_k):
     Examples
     --------
     >>> from rlmlib import checkers
-    >>> print(checkers.check_best_k(lambda n, d, a, b: min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))))  # doctest: +ELLIPSIS
+    >>> def best_k(n, d, a, b):
+    ...     return min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))
+    >>> print(checkers.check_best_k(best_k))  # doctest: +ELLIPSIS
     best_k passed all ...
     """
     _student("best_k", best_k)

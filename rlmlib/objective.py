@@ -574,7 +574,7 @@ def mse(X, y, w):
     --------
     >>> import numpy as np, rlmlib
     >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
-    >>> round(rlmlib.mse(X, [0.0, 0.0, 1.0], [0.5, -0.25]), 12)  # residuals 0, -0.625, -0.75
+    >>> round(rlmlib.mse(X, [0.0, 0.0, 1.0], [0.5, -0.25]), 12)  # residuals 0, -5/8, -3/4
     0.317708333333
     """
     rows = as_rows(X, compact_dense=True)
