@@ -31,6 +31,24 @@ def _where(scalar, i):
     return "the value" if scalar else f"coordinate {i}"
 
 
+def _checker_doc(student, signature, what="input"):
+    """Decorator: the numpydoc sections every checker shares (Parameters, Returns, Raises),
+    inserted before the Examples of the checker's own docstring."""
+    sections = (f"Parameters\n----------\n{student} : callable{signature}\n"
+                f"    The reader's function.\n\n"
+                f"Returns\n-------\nstr\n    A one-line message when every {what} passes.\n\n"
+                f"Raises\n------\nAssertionError\n    Naming the first input that fails and "
+                f"what is wrong (the size of the error,\n    or its likely cause).\n\n")
+
+    def decorate(f):
+        doc = f.__doc__
+        i = doc.index("    Examples\n")
+        f.__doc__ = doc[:i] + "".join("    " + line if line else line for line in
+                                      sections.splitlines(True)) + doc[i:]
+        return f
+    return decorate
+
+
 def _student(name, f):
     """The reader's function must be callable (TypeError naming it otherwise)."""
     if not callable(f):

@@ -8,29 +8,14 @@ import math
 
 import numpy as np
 
-from .checkers import _compare_vectors, _describe
+from .checkers import _checker_doc, _compare_vectors, _describe
 from .fiol import breakpoints, fiol_step, loss_inverse, soft_threshold
 
 
+@_checker_doc("logistic_inverse", "(s, y) -> float", "case")
 def check_logistic_inverse(logistic_inverse):
     """``logistic_inverse(s, y)`` must return z with l'(z; y) = s for the logistic loss,
     s y in (-1, 0), to a relative error of 1e-10, also for s y within 1e-12 of the ends.
-
-    Parameters
-    ----------
-    logistic_inverse : callable(s, y) -> float
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and the size of the error (or the exception the
-        function raised).
 
     Examples
     --------
@@ -63,24 +48,9 @@ def check_logistic_inverse(logistic_inverse):
     return f"check_logistic_inverse: all {len(cases)} cases pass"
 
 
+@_checker_doc("soft", "(u, a) -> ndarray", "case")
 def check_soft(soft):
     """``soft(u, a)`` must return S_a(u) elementwise (exact zeros inside [-a, a]).
-
-    Parameters
-    ----------
-    soft : callable(u, a) -> ndarray
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and the size of the error (or the exception the
-        function raised).
 
     Examples
     --------
@@ -103,24 +73,9 @@ def check_soft(soft):
     return f"check_soft: all {len(cases)} cases pass"
 
 
+@_checker_doc("bps", "(w, x, eta, sigma) -> (ndarray, ndarray)", "case")
 def check_breakpoints(bps):
     """``bps(w, x, eta, sigma)`` must return (lo, hi) over the coordinates with x_j != 0.
-
-    Parameters
-    ----------
-    bps : callable(w, x, eta, sigma) -> (ndarray, ndarray)
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and the size of the error (or the exception the
-        function raised).
 
     Examples
     --------
@@ -164,25 +119,10 @@ def _sort_step_cases():
     return cases
 
 
+@_checker_doc("step", "(w, x, y, eta, sigma) -> ndarray", "instance")
 def check_sort_step(step):
     """``step(w, x, y, eta, sigma)`` must return the exact fully implicit step for the squared
     loss (relative error 1e-9); the first failing instance is reported.
-
-    Parameters
-    ----------
-    step : callable(w, x, y, eta, sigma) -> ndarray
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every instance passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and the size of the error (or the exception the
-        function raised).
 
     Examples
     --------

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from .checkers import _checker_doc
+
 
 def _ref_gamma(c, ratio):
     c = np.asarray(c, dtype=np.float64)
@@ -28,25 +30,11 @@ def _gamma_cases():
     ]
 
 
+@_checker_doc("gamma", "(eigenvalues, ratio) -> float", "case")
 def check_numerical_rank(gamma):
     """Check ``gamma(eigenvalues, ratio)`` = sum_j c_j / (c_j + ratio), to a relative 1e-10
     (absolute 1e-300 near zero), on eigenvalues from 0 to 1e300 and ratios from 1e-300
     to 1e300.
-
-    Parameters
-    ----------
-    gamma : callable(eigenvalues, ratio) -> float
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails, the size of the error and the likely cause.
 
     Examples
     --------
@@ -125,25 +113,11 @@ def _sampled_cases():
     ]
 
 
+@_checker_doc("sampled_transform", "(X, sample, sigma, beta) -> ndarray", "case")
 def check_sampled_transform(sampled_transform):
     """Check ``sampled_transform(X, sample, sigma, beta)`` = the rows of X times
     Hhat^(-1/2), Hhat = X_S^T X_S / s + (sigma/beta) I, for dense X (relative 1e-8 of the
     largest entry).
-
-    Parameters
-    ----------
-    sampled_transform : callable(X, sample, sigma, beta) -> ndarray
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails, the size of the error and the likely cause.
 
     Examples
     --------
@@ -205,24 +179,10 @@ def _ref_beta(R):
     return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
 
 
+@_checker_doc("bound", "(R) -> float", "value of R")
 def check_logistic_beta(bound):
     """Check ``bound(R)`` = min over |z| <= R of the logistic loss's second derivative, to a
     relative 1e-12, for R from 0 to 700.
-
-    Parameters
-    ----------
-    bound : callable(R) -> float
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every value of R passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails, the size of the error and the likely cause.
 
     Examples
     --------

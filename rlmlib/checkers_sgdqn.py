@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .checkers import _compare_vectors
+from .checkers import _checker_doc, _compare_vectors
 
 
 def _dloss(z, y):
@@ -81,27 +81,14 @@ def _step_cases():
     ]
 
 
+@_checker_doc("student", "(w, x, y, t, t0, sigma, skip, count) -> (ndarray, int)",
+              "case")
 def check_scheduled_step(student):
     """Exercise "the scheduled regularization step": ``student(w, x, y, t, t0, sigma, skip,
     count)`` must return ``(w_new, count_new)`` of one SVMSGD2 step as the chapter writes it.
     Typical mistakes detected: the gain 1/(t + t0) instead of skip/(t + t0); the
     regularization at every step; the margin computed after the regularization; the loss
     step before the regularization (the paper's Fig. 1 order, a different iteration).
-
-    Parameters
-    ----------
-    student : callable(w, x, y, t, t0, sigma, skip, count) -> (ndarray, int)
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and what is wrong.
 
     Examples
     --------
@@ -163,24 +150,10 @@ def skip_from_cost(n, d, c):
     return max(1, math.ceil(q))
 
 
+@_checker_doc("student", "(n, d, c) -> int", "case")
 def check_skip_from_cost(student):
     """Exercise "skip from the cost model": ``student(n, d, c)`` must return the smallest
     integer skip >= 1 with n / skip <= d / c.
-
-    Parameters
-    ----------
-    student : callable(n, d, c) -> int
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and what is wrong.
 
     Examples
     --------
@@ -248,26 +221,12 @@ def secant_ratio(dw, dd, x, sigma):
     return out
 
 
+@_checker_doc("student", "(dw, dd, x, sigma) -> ndarray", "case")
 def check_secant_ratio(student):
     """Exercise "the secant ratio and its limit": ``student(dw, dd, x, sigma)`` must return
     the vector of ratios, 1/sigma where dw_i = 0. Detected: 0/0 (NaN) left in place, the
     inverse ratio (a curvature instead of its inverse), sigma forgotten in the denominator,
     underflow when dw_i and x_i are tiny (the ratio is still well defined).
-
-    Parameters
-    ----------
-    student : callable(dw, dd, x, sigma) -> ndarray
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and what is wrong.
 
     Examples
     --------
@@ -347,26 +306,12 @@ def corrected_update(B, w1, w, x, dd, dt, sigma):
     return 1.0 / (1.0 / B + dt * r)
 
 
+@_checker_doc("student", "(B, w1, w, x, dd, dt, sigma) -> ndarray", "case")
 def check_corrected_update(student):
     """Exercise "the corrected diagonal update": ``student(B, w1, w, x, dd, dt, sigma)`` must
     return the new B. Detected: the ratio inverted (an average of inverse curvatures, the
     2009 flaw), the clipping missing or on the wrong side, dt forgotten, x_i = 0
     coordinates left unchanged (they must still receive the curvature sigma).
-
-    Parameters
-    ----------
-    student : callable(B, w1, w, x, dd, dt, sigma) -> ndarray
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and what is wrong.
 
     Examples
     --------
@@ -423,24 +368,10 @@ def rate_exponent(c):
     return min(1.0, 2.0 * c)
 
 
+@_checker_doc("student", "(c) -> float", "case")
 def check_rate_exponent(student):
     """Exercise "too small a B": ``student(c)`` must return the exponent a of the decay
     t^-a of the excess cost when every eigenvalue of HB equals c.
-
-    Parameters
-    ----------
-    student : callable(c) -> float
-        The reader's function.
-
-    Returns
-    -------
-    str
-        A one-line message when every case passes.
-
-    Raises
-    ------
-    AssertionError
-        Naming the first input that fails and what is wrong.
 
     Examples
     --------
