@@ -1,12 +1,12 @@
 """Code fits in 88 columns on every page (conventions: nothing scrolls sideways at 1280 px):
 every line of every code cell of the book's sources, its option header (tags, figure
 captions) included, and of every literal code block.  The printed output of the executed
-pages is checked on the built HTML by tests/html (`test_printed_output_fits`)."""
+pages is checked on the built HTML by tests/html (`test_code_and_printed_output_fit`)."""
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 88
@@ -14,18 +14,11 @@ FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?\s*(\S*)")
 
 
 def _pages():
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
+    """The pages of the book (root included), as paths relative to the repository."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from execute import toc_files   # the build's own reading of _toc.yml
 
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for key in ("parts", "chapters", "sections"):
-                for child in node.get(key) or []:
-                    walk(child)
-    walk(toc)
-    return [f"{f}.md" for f in files if (ROOT / f"{f}.md").is_file()]
+    return [p.relative_to(ROOT.resolve()).as_posix() for p in toc_files(ROOT)]
 
 
 def long_code_lines(text):
