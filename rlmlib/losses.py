@@ -325,10 +325,8 @@ def deriv(name, z, y):
 
     Parameters
     ----------
-    name : str
-        One of ``rlmlib.LOSSES``.
-    z, y : array-like
-        Predictions and labels or targets, broadcast against each other.
+    name, z, y
+        As in :func:`value`.
 
     Returns
     -------
@@ -338,7 +336,7 @@ def deriv(name, z, y):
     Raises
     ------
     ValueError
-        For an unknown name, or shapes that do not broadcast.
+        As :func:`value`.
 
     Examples
     --------

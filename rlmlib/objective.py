@@ -215,10 +215,8 @@ def regularizer_grad(w, p=2.0):
 
     Parameters
     ----------
-    w : array-like, shape (n,)
-        Weights.
-    p : float in [1.0001, 2]
-        Exponent of the norm.
+    w, p
+        As in :func:`rlmlib.regularizer`.
 
     Returns
     -------
@@ -228,7 +226,7 @@ def regularizer_grad(w, p=2.0):
     Raises
     ------
     ValueError
-        For p outside [1.0001, 2].
+        As :func:`rlmlib.regularizer`.
 
     Examples
     --------

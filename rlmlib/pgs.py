@@ -321,19 +321,9 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
     radius : float > 0 or None
         B: restricts w to ‖w‖_p <= B. None: no constraint, except for 'squared', where
         the default is B = max|y| √((p−1)/σ), a ball that contains the minimizer.
-    seed : int >= 0
-        Seed of ``numpy.random.default_rng`` for the examples drawn.
-    order : {'replacement', 'reshuffle', 'shuffle_once', 'cyclic'}
-        How the T·k examples are drawn, as in :func:`rlmlib.pegasos` (default: uniformly
-        with replacement).
-    n_checkpoints : int or None
-        None (default): no intermediate evaluation, ``res.objective`` computed exactly on
-        first access (one pass over the data); N: an exact trace at N checkpoints, one pass
-        over the data each.
-    X_test, y_test : optional
-        Held-out set; the trace then records its accuracy (MSE for 'squared').
-    progress : bool
-        Show a progress bar.
+    seed, order, n_checkpoints, X_test, y_test, progress
+        As in :func:`rlmlib.pegasos` (by default the T·k examples are drawn uniformly
+        with replacement; the held-out metric is the MSE for 'squared').
 
     Returns
     -------
