@@ -265,15 +265,13 @@ def loss_derivs(code, z, y, out):
 
     Parameters
     ----------
-    code : int
-        From :func:`loss_code`.
-    z, y, out : numpy.ndarray of float64, shape (m,)
-        Predictions, labels or targets, and the output.
+    code, z, y, out
+        As in :func:`loss_values`.
 
     Returns
     -------
     numpy.ndarray
-        ``out``.
+        ``out``, now holding the derivatives.
 
     Examples
     --------
