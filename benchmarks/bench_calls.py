@@ -129,10 +129,11 @@ def epoch_per_order(X, y, reps=7):
 
 
 def report(out):
-    print(f"RCV1-like data: {out['m']:,} x {out['n']:,}, {out['nnz']:,} non-zeros, hinge, "
+    print(f"RCV1-like data: {out['m']:,} x {out['n']:,}, {out['nnz']:,} non-zeros, hinge,\n"
           f"sigma = alpha = {SIGMA:g}, one epoch, median of {out['reps']} alternating runs")
     print(f"  SGDClassifier(...).fit, shuffle=True: {out['sklearn']:.3f} s")
-    print(f"  {'call':<34}{'whole call':>12}{'kernel only':>13}   (ratio to SGDClassifier.fit)")
+    print("  time ratio to SGDClassifier.fit:")
+    print(f"  {'call':<34}{'whole call':>12}{'kernel only':>13}")
     for k, label in [("sgd", "rlmlib.sgd (defaults)"), ("pegasos", "rlmlib.pegasos (defaults)"),
                      ("pgs", "rlmlib.pgs p=2, k=1 (defaults)"),
                      ("RLMClassifier", "RLMClassifier(solver='sgd').fit")]:

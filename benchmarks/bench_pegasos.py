@@ -20,7 +20,6 @@ alternately, and medians over the repetitions are compared.
 """
 import argparse
 import time
-import warnings
 
 import numpy as np
 
@@ -32,16 +31,12 @@ def timed_rlmlib(fn, *args, **kw):
 
 
 def timed_sklearn(X, y, lam, seed):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import SGDClassifier
-
-    clf = SGDClassifier(loss="hinge", penalty="l2", alpha=lam, max_iter=1, tol=None,
-                        fit_intercept=False, shuffle=True, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        t = time.perf_counter()
-        clf.fit(X, y)
-        return time.perf_counter() - t, clf.coef_.ravel()
+    """One epoch of SGDClassifier(hinge): bench_sgd's peer, the same one for every page."""
+    try:
+        from benchmarks.bench_sgd import one_epoch_sklearn
+    except ModuleNotFoundError:  # run as a script: benchmarks/ itself is on sys.path
+        from bench_sgd import one_epoch_sklearn
+    return one_epoch_sklearn(X, y, lam, seed)
 
 
 def measure(X, y, reps=5):

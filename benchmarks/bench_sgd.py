@@ -75,8 +75,8 @@ def bench_import(n=7):
           "processes)")
     print(f"numba start-up (first cached kernel): {numba_start * 1e3:7.1f} ms")
     print(f"first rlmlib.sgd call after that:     {call * 1e3:7.1f} ms (200 x 10, 1 epoch)")
-    print(f"import + first call:                  {(imp + numba_start + call) * 1e3:7.1f} ms; "
-          f"whole process incl. interpreter {wall * 1e3:.0f} ms")
+    print(f"import + first call:                  {(imp + numba_start + call) * 1e3:7.1f} ms")
+    print(f"whole process incl. interpreter:      {wall * 1e3:7.0f} ms")
 
 
 def one_epoch_sklearn(X, y, lam, seed):
@@ -121,18 +121,19 @@ def compare(name, X, y, lam, reps):
     mo, mk, mt = np.median(ours), np.median(kernel), np.median(theirs)
     fo, ft = np.median(f_ours), np.median(f_theirs)
     nnz = X.nnz if hasattr(X, "nnz") else X.size
-    print(f"\n{name}: {X.shape[0]:,} x {X.shape[1]:,}, {nnz:,} non-zeros, lambda = {lam:g}, "
-          f"hinge, 1 epoch, {reps} repetitions (median; min-max in brackets)")
+    print(f"\n{name}: {X.shape[0]:,} x {X.shape[1]:,}, {nnz:,} non-zeros,\n"
+          f"  lambda = {lam:g}, hinge, 1 epoch, {reps} repetitions (median; min-max in "
+          f"brackets)")
     print(f"  scikit-learn SGDClassifier.fit : {mt:8.3f} s  [{min(theirs):.3f}-{max(theirs):.3f}]")
     print(f"  rlmlib.sgd (whole call)        : {mo:8.3f} s  [{min(ours):.3f}-{max(ours):.3f}]")
     print(f"  rlmlib.sgd (epoch kernel only) : {mk:8.3f} s")
     paired = np.median(np.array(ours) / np.array(theirs))
     print(f"  time ratio rlmlib / scikit-learn: {mo / mt:.3f} (whole call), {mk / mt:.3f} "
-          f"(kernel only); median of the per-repetition ratios {paired:.3f}")
-    print(f"  objective (median): rlmlib {fo:.6f}, scikit-learn {ft:.6f}, relative difference "
-          f"{(fo - ft) / ft:+.3%}")
-    print(f"  objective spread over the random orders (std): rlmlib {np.std(f_ours):.2e}, "
-          f"scikit-learn {np.std(f_theirs):.2e}")
+          f"(kernel only);\n  median of the per-repetition ratios {paired:.3f}")
+    print(f"  objective (median): rlmlib {fo:.6f}, scikit-learn {ft:.6f},\n"
+          f"  relative difference {(fo - ft) / ft:+.3%}")
+    print(f"  objective spread over the random orders (std): rlmlib {np.std(f_ours):.2e},\n"
+          f"  scikit-learn {np.std(f_theirs):.2e}")
     return paired, (fo - ft) / ft
 
 

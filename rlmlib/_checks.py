@@ -19,8 +19,26 @@ from numba import njit
 Rows = namedtuple("Rows", ["data", "indices", "indptr", "n_features", "sparse"])
 Rows.__doc__ = """Rows of a data matrix in CSR form, as every kernel takes them.
 
-data (float64), indices (int32), indptr (int64, length m+1), n_features (int),
-sparse (bool: whether the caller passed a scipy.sparse matrix)."""
+Attributes
+----------
+data : numpy.ndarray of float64
+    The stored values, row after row.
+indices : numpy.ndarray of int32
+    Column of each value (for compact dense rows, ``arange(n)`` once).
+indptr : numpy.ndarray of int64, length m + 1
+    Row i is ``data[indptr[i]:indptr[i + 1]]``.
+n_features : int
+    Number of columns n.
+sparse : bool
+    Whether the caller passed a scipy.sparse matrix.
+
+Examples
+--------
+>>> import numpy as np, scipy.sparse as sp, rlmlib
+>>> rows = rlmlib.as_rows(sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0]])))
+>>> rows.data.tolist(), rows.indices.tolist(), rows.indptr.tolist(), rows.n_features
+([2.0, 3.0], [1, 0], [0, 1, 2], 2)
+"""
 
 
 @njit(cache=True, fastmath={"reassoc"})
@@ -181,7 +199,40 @@ def as_rows(X, name="X", compact_dense=False):
     Accepts a 2-D array-like of real numbers or any scipy.sparse matrix/array (converted to
     CSR, float64). Rejects non-2-D input, non-numeric data, empty data, NaN and inf.
     With ``compact_dense=True`` dense input keeps ``indices = arange(n)`` once instead of
-    m copies (see :func:`is_compact`), for kernels that index dense rows directly.
+    m copies (see ``rlmlib._checks.is_compact``), for kernels that index dense rows directly.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        The data.
+    name : str
+        The argument's name in error messages.
+    compact_dense : bool
+        Keep dense rows compact (see above).
+
+    Returns
+    -------
+    Rows
+        float64 data, int32 indices, int64 indptr; no copy of a C-ordered float64 array.
+
+    Raises
+    ------
+    ValueError
+        For data that is not 2-D, empty, not finite, has more than 2^31 − 1 columns, or a
+        sparse matrix with an inconsistent structure.
+    TypeError
+        For data that does not hold real numbers (strings, None, objects).
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> rows = rlmlib.as_rows([[1.0, 2.0], [3.0, 4.0]])
+    >>> rows.indices.tolist(), rows.indptr.tolist(), rows.sparse
+    ([0, 1, 0, 1], [0, 2, 4], False)
+    >>> rlmlib.as_rows([[1.0, np.nan]])
+    Traceback (most recent call last):
+    ...
+    ValueError: X must not contain NaN or inf, found nan
     """
     if _is_sparse(X):
         if X.ndim != 2:
@@ -298,7 +349,46 @@ def check_y(y, m=None, task="binary", name="y"):
 
 
 def check_X_y(X, y, task="binary", compact_dense=False):
-    """Check data and labels together. Returns ``(Rows, y_float64, classes)``."""
+    """Check data and labels together, as every solver does before its first step.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        The data (see :func:`as_rows`).
+    y : array-like, shape (m,)
+        task='binary': exactly two distinct labels of any type; the smaller (sorted order)
+        maps to -1, the larger to +1. task='regression': real, finite targets.
+    task : {'binary', 'regression'}
+        What ``y`` holds.
+    compact_dense : bool
+        As in :func:`as_rows`.
+
+    Returns
+    -------
+    rows : Rows
+        The data in CSR form.
+    y : numpy.ndarray of float64, shape (m,)
+        Labels -1/+1, or the targets.
+    classes : numpy.ndarray or None
+        The two original labels (``classes[0]`` is -1), None for regression.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`as_rows`, and for labels of the wrong length, not two distinct values
+        (binary), or not finite real numbers (regression).
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> rows, y, classes = rlmlib.check_X_y([[1.0], [2.0], [3.0]], ["b", "a", "b"])
+    >>> y.tolist(), classes.tolist()
+    ([1.0, -1.0, 1.0], ['a', 'b'])
+    >>> rlmlib.check_X_y([[1.0], [2.0]], [1, 2, 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
+    """
     rows = as_rows(X, compact_dense=compact_dense)
     yf, classes = check_y(y, n_rows(rows), task=task)
     return rows, yf, classes

@@ -298,3 +298,34 @@ def xorshift(state):
     x ^= x >> np.uint64(27)
     state[0] = x
     return x * np.uint64(2685821657736338717)
+
+
+def solver_doc(name, summary, step_note=""):
+    """The docstring of the l1 solvers that share :func:`rlmlib.fiol`'s arguments (comid,
+    isgd, sgd_l1): ``summary`` first, then the sections, with an example of ``name``."""
+    return f"""{summary}
+
+    Parameters
+    ----------
+    X, y, sigma, eta, epochs, loss, schedule, seed, order, n_checkpoints, X_test, y_test,
+    progress
+        As for :func:`rlmlib.fiol`{step_note}.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        For a bad argument, before any step.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.eye(3); y = np.array([1.0, -2.0, 0.1])
+    >>> res = rlmlib.{name}(X, y, sigma=0.1, eta=0.5, epochs=50, loss="squared")
+    >>> f0 = rlmlib.l1_objective(X, y, np.zeros(3), sigma=0.1, loss="squared")
+    >>> bool(res.objective < f0)
+    True
+    """

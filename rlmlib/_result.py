@@ -16,6 +16,33 @@ class Trace:
     are computed (exactly, one pass over the data) the first time either is read, so a call
     that never looks at them costs nothing more than its steps. Until then the trace keeps a
     reference to the training (and test) rows. Pickling or copying forces the evaluation.
+
+    Attributes
+    ----------
+    iteration : numpy.ndarray of int
+        Steps taken at each checkpoint.
+    epoch : numpy.ndarray of float
+        Passes over the data (examples visited / m) at each checkpoint.
+    seconds : numpy.ndarray of float
+        Solver time at each checkpoint.
+    objective : numpy.ndarray of float
+        F(w) at each checkpoint.
+    test_metric : numpy.ndarray of float or None
+        Held-out accuracy or MSE at each checkpoint.
+    test_metric_name : str or None
+        'accuracy' or 'mse'.
+    eval_seconds : float
+        Total time spent evaluating checkpoints.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> tr = rlmlib.sgd(X, [1, 1, -1, -1], sigma=0.1, epochs=5, n_checkpoints=5).trace
+    >>> len(tr), tr.epoch.tolist(), float(tr.objective[0])
+    (6, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 1.0)
+    >>> rlmlib.sgd(X, [1, 1, -1, -1], sigma=0.1, epochs=5).trace
+    Trace(2 checkpoints, lazy end)
     """
 
     def __init__(self, iteration, epoch, seconds, objective, test_metric=None,
@@ -75,7 +102,34 @@ class Trace:
 
 @dataclass
 class Result:
-    """Final weights, the hyperparameters actually used, the label mapping and the trace."""
+    """What every solver returns: the final weights, the hyperparameters actually used, the
+    label mapping and the trace.
+
+    Attributes
+    ----------
+    w : numpy.ndarray, shape (n,)
+        The final weights.
+    solver : str
+        The solver's name.
+    params : dict
+        Every hyperparameter, as used (e.g. the t0 that :func:`sgd` chose).
+    trace : Trace
+        The checkpoints.
+    classes : numpy.ndarray or None
+        The original labels that -1 and +1 stand for (classification).
+    info : dict
+        Solver-specific facts (e.g. :func:`lbfgs`'s certificate).
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = rlmlib.pegasos(X, ["no", "no", "yes", "yes"], sigma=0.1, T=100)
+    >>> res.classes.tolist(), res.predict(X).tolist()
+    (['no', 'yes'], ['no', 'no', 'yes', 'yes'])
+    >>> res.decision_function(X).shape, res.objective_representable
+    ((4,), True)
+    """
 
     w: np.ndarray
     solver: str
@@ -97,6 +151,7 @@ class Result:
         return bool(np.isfinite(self.objective))
 
     def decision_function(self, X):
+        """The margins ⟨w, x_i⟩ of the rows of X (:func:`rlmlib.decision_function`)."""
         from .objective import decision_function
 
         return decision_function(X, self.w)

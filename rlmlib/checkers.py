@@ -31,6 +31,24 @@ def _where(scalar, i):
     return "the value" if scalar else f"coordinate {i}"
 
 
+def _checker_doc(student, signature, what="input"):
+    """Decorator: the numpydoc sections every checker shares (Parameters, Returns, Raises),
+    inserted before the Examples of the checker's own docstring."""
+    sections = (f"Parameters\n----------\n{student} : callable{signature}\n"
+                f"    The reader's function.\n\n"
+                f"Returns\n-------\nstr\n    A one-line message when every {what} passes.\n\n"
+                f"Raises\n------\nAssertionError\n    Naming the first input that fails and "
+                f"what is wrong (the size of the error,\n    or its likely cause).\n\n")
+
+    def decorate(f):
+        doc = f.__doc__
+        i = doc.index("    Examples\n")
+        f.__doc__ = doc[:i] + "".join("    " + line if line else line for line in
+                                      sections.splitlines(True)) + doc[i:]
+        return f
+    return decorate
+
+
 def _student(name, f):
     """The reader's function must be callable (TypeError naming it otherwise)."""
     if not callable(f):
@@ -199,7 +217,8 @@ def check_ball_conjugate(r_conjugate_ball):
     Examples
     --------
     >>> from rlmlib import checkers, pnorm
-    >>> print(checkers.check_ball_conjugate(lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)))  # doctest: +ELLIPSIS
+    >>> ball = lambda th, p, B: pnorm.r_conjugate(th, p, radius=B)
+    >>> print(checkers.check_ball_conjugate(ball))  # doctest: +ELLIPSIS
     r_conjugate_ball passed all ...
     """
     _student("r_conjugate_ball", r_conjugate_ball)
@@ -280,7 +299,9 @@ def check_best_k(best_k):
     Examples
     --------
     >>> from rlmlib import checkers
-    >>> print(checkers.check_best_k(lambda n, d, a, b: min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))))  # doctest: +ELLIPSIS
+    >>> def best_k(n, d, a, b):
+    ...     return min(range(1, 4000), key=lambda k: checkers.pgs_time_model(k, n, d, a, b))
+    >>> print(checkers.check_best_k(best_k))  # doctest: +ELLIPSIS
     best_k passed all ...
     """
     _student("best_k", best_k)

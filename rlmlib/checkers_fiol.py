@@ -8,13 +8,29 @@ import math
 
 import numpy as np
 
-from .checkers import _compare_vectors, _describe
+from .checkers import _checker_doc, _compare_vectors, _describe
 from .fiol import breakpoints, fiol_step, loss_inverse, soft_threshold
 
 
+@_checker_doc("logistic_inverse", "(s, y) -> float", "case")
 def check_logistic_inverse(logistic_inverse):
     """``logistic_inverse(s, y)`` must return z with l'(z; y) = s for the logistic loss,
-    s y in (-1, 0), to a relative error of 1e-10, also for s y within 1e-12 of the ends."""
+    s y in (-1, 0), to a relative error of 1e-10, also for s y within 1e-12 of the ends.
+
+    Examples
+    --------
+    >>> import math
+    >>> from rlmlib.checkers_fiol import check_logistic_inverse
+    >>> from rlmlib.fiol import loss_inverse
+    >>> check_logistic_inverse(lambda s, y: loss_inverse("logistic", s, y)[0])
+    'check_logistic_inverse: all 14 cases pass'
+    >>> naive = lambda s, y: y * math.log(-1.0 / (s * y) - 1.0)   # cancels near s y = -1
+    >>> try:
+    ...     check_logistic_inverse(naive)
+    ... except AssertionError as e:
+    ...     print(str(e).split(":")[0])
+    logistic_inverse(s=-0.999999999999, y=1.0) (case 4)
+    """
     cases = []
     for y in (1.0, -1.0):
         for t in (-0.5, -0.1, -0.9, -1e-12, -1 + 1e-12, -1e-300, -0.999999):
@@ -32,8 +48,22 @@ def check_logistic_inverse(logistic_inverse):
     return f"check_logistic_inverse: all {len(cases)} cases pass"
 
 
+@_checker_doc("soft", "(u, a) -> ndarray", "case")
 def check_soft(soft):
-    """``soft(u, a)`` must return S_a(u) elementwise (exact zeros inside [-a, a])."""
+    """``soft(u, a)`` must return S_a(u) elementwise (exact zeros inside [-a, a]).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_fiol import check_soft
+    >>> check_soft(lambda u, a: np.sign(u) * np.maximum(np.abs(u) - a, 0.0))
+    'check_soft: all 5 cases pass'
+    >>> try:
+    ...     check_soft(lambda u, a: u - a * np.sign(u))   # no zeros inside [-a, a]
+    ... except AssertionError as e:
+    ...     print("fails")
+    fails
+    """
     cases = [(np.array([3.0, -3.0, 0.5, -0.5, 0.0]), 1.0), (np.array([1.0, -1.0]), 1.0),
              (np.array([1e300, -1e-300]), 0.0), (np.zeros(3), 2.0),
              (np.array([2.5, -7.0]), 10.0)]
@@ -43,8 +73,18 @@ def check_soft(soft):
     return f"check_soft: all {len(cases)} cases pass"
 
 
+@_checker_doc("bps", "(w, x, eta, sigma) -> (ndarray, ndarray)", "case")
 def check_breakpoints(bps):
-    """``bps(w, x, eta, sigma)`` must return (lo, hi) over the coordinates with x_j != 0."""
+    """``bps(w, x, eta, sigma)`` must return (lo, hi) over the coordinates with x_j != 0.
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_fiol import check_breakpoints
+    >>> from rlmlib.fiol import breakpoints
+    >>> check_breakpoints(lambda w, x, eta, sigma: breakpoints(w, x, eta=eta,
+    ...                                                        sigma=sigma)[:2])
+    'check_breakpoints: all 4 cases pass'
+    """
     rng = np.random.default_rng(11)
     cases = [(rng.standard_normal(5), rng.standard_normal(5), 0.5, 0.1),
              (np.array([1.0, -2.0, 0.0]), np.array([0.0, -1.0, 2.0]), 1.0, 0.5),
@@ -79,9 +119,19 @@ def _sort_step_cases():
     return cases
 
 
+@_checker_doc("step", "(w, x, y, eta, sigma) -> ndarray", "instance")
 def check_sort_step(step):
     """``step(w, x, y, eta, sigma)`` must return the exact fully implicit step for the squared
-    loss (relative error 1e-9); the first failing instance is reported."""
+    loss (relative error 1e-9); the first failing instance is reported.
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_fiol import check_sort_step
+    >>> from rlmlib import fiol_step
+    >>> check_sort_step(lambda w, x, y, eta, sigma: fiol_step(w, x, y, eta=eta, sigma=sigma,
+    ...                                                       loss="squared"))
+    'check_sort_step: all 27 instances pass'
+    """
     cases = _sort_step_cases()
     for name, w, x, y, eta, sigma in cases:
         expected = fiol_step(w, x, y, eta=eta, sigma=sigma, loss="squared")

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from .checkers import _checker_doc
+
 
 def _ref_gamma(c, ratio):
     c = np.asarray(c, dtype=np.float64)
@@ -28,10 +30,29 @@ def _gamma_cases():
     ]
 
 
+@_checker_doc("gamma", "(eigenvalues, ratio) -> float", "case")
 def check_numerical_rank(gamma):
     """Check ``gamma(eigenvalues, ratio)`` = sum_j c_j / (c_j + ratio), to a relative 1e-10
     (absolute 1e-300 near zero), on eigenvalues from 0 to 1e300 and ratios from 1e-300
-    to 1e300."""
+    to 1e300.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_precond import check_numerical_rank
+    >>> def gamma(c, ratio):
+    ...     c = np.asarray(c, dtype=float)
+    ...     with np.errstate(over="ignore"):
+    ...         return float(np.sum(1.0 / (1.0 + ratio / c[c > 0])))
+    >>> check_numerical_rank(gamma)
+    'check_numerical_rank: all 9 cases correct (hand example gives 2.3).'
+    >>> naive = lambda c, r: float(np.nansum(np.asarray(c) / (np.asarray(c) + r)))
+    >>> try:
+    ...     check_numerical_rank(naive)
+    ... except AssertionError as e:
+    ...     print(str(e).split(": ")[-1])
+    c_j + ratio overflowed to inf (write each term as 1/(1 + ratio/c_j))
+    """
     for c, ratio in _gamma_cases():
         exp = _ref_gamma(c, ratio)
         try:
@@ -92,10 +113,23 @@ def _sampled_cases():
     ]
 
 
+@_checker_doc("sampled_transform", "(X, sample, sigma, beta) -> ndarray", "case")
 def check_sampled_transform(sampled_transform):
     """Check ``sampled_transform(X, sample, sigma, beta)`` = the rows of X times
     Hhat^(-1/2), Hhat = X_S^T X_S / s + (sigma/beta) I, for dense X (relative 1e-8 of the
-    largest entry)."""
+    largest entry).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_precond import check_sampled_transform
+    >>> def transform(X, sample, sigma, beta):
+    ...     H = X[sample].T @ X[sample] / len(sample) + sigma / beta * np.eye(X.shape[1])
+    ...     ev, V = np.linalg.eigh(H)
+    ...     return X @ (V * ev ** -0.5) @ V.T
+    >>> check_sampled_transform(transform)
+    'check_sampled_transform: all 6 cases correct (including s = 1, s = m, zero rows).'
+    """
     for X, sample, sigma, beta in _sampled_cases():
         exp = _ref_sampled_transform(X, sample, sigma, beta)
         case = (f"X of shape {X.shape}, sample of s = {len(sample)} rows, sigma={sigma:g}, "
@@ -145,9 +179,24 @@ def _ref_beta(R):
     return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
 
 
+@_checker_doc("bound", "(R) -> float", "value of R")
 def check_logistic_beta(bound):
     """Check ``bound(R)`` = min over |z| <= R of the logistic loss's second derivative, to a
-    relative 1e-12, for R from 0 to 700."""
+    relative 1e-12, for R from 0 to 700.
+
+    Examples
+    --------
+    >>> import math
+    >>> from rlmlib.checkers_precond import check_logistic_beta
+    >>> check_logistic_beta(lambda R: 1.0 / (2.0 + math.exp(R) + math.exp(-R)))
+    'check_logistic_beta: all 12 values of R correct (0 to 700).'
+    >>> sig = lambda z: 1.0 / (1.0 + math.exp(-z))
+    >>> try:
+    ...     check_logistic_beta(lambda R: sig(R) * (1.0 - sig(R)))   # cancels for large R
+    ... except AssertionError as e:
+    ...     print(str(e).split("): ")[-1])
+    1 - sigma(R) loses its digits to cancellation when sigma(R) is near 1; ...
+    """
     for R in [0.0, 1e-8, 0.5, 1.0, 3.0, 10.0, 36.0, 40.0, 41.0, 100.0, 500.0, 700.0]:
         exp = _ref_beta(R)
         try:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .checkers import _compare_vectors
+from .checkers import _checker_doc, _compare_vectors
 
 
 def _dloss(z, y):
@@ -18,7 +18,36 @@ def _dloss(z, y):
 # ------------------------------------------------------------ scheduled regularization step
 def scheduled_step(w, x, y, t, t0, sigma, skip, count):
     """Reference: one SVMSGD2 step (margin first; regularization on w_t when the countdown
-    reaches 0; then the loss step). Returns (new w, new count)."""
+    reaches 0; then the loss step).
+
+    Parameters
+    ----------
+    w, x : numpy.ndarray, shape (n,)
+        Weights and example.
+    y : float
+        Label -1/+1 (squared hinge loss).
+    t : int
+        Step counter.
+    t0, sigma : float
+        Schedule offset and regularization weight σ.
+    skip : int >= 1
+        Regularize every ``skip`` steps.
+    count : int
+        The countdown before this step.
+
+    Returns
+    -------
+    (numpy.ndarray, int)
+        The new w and countdown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_sgdqn import scheduled_step
+    >>> w, count = scheduled_step(np.ones(2), np.zeros(2), 1.0, 0, 10.0, 0.1, 2, 1)
+    >>> w.tolist(), count                    # regularized: w (1 - 2/10)
+    ([0.8, 0.8], 2)
+    """
     z = float(x @ w)
     w = np.array(w, dtype=np.float64)
     count -= 1
@@ -52,12 +81,28 @@ def _step_cases():
     ]
 
 
+@_checker_doc("student", "(w, x, y, t, t0, sigma, skip, count) -> (ndarray, int)",
+              "case")
 def check_scheduled_step(student):
     """Exercise "the scheduled regularization step": ``student(w, x, y, t, t0, sigma, skip,
     count)`` must return ``(w_new, count_new)`` of one SVMSGD2 step as the chapter writes it.
     Typical mistakes detected: the gain 1/(t + t0) instead of skip/(t + t0); the
     regularization at every step; the margin computed after the regularization; the loss
-    step before the regularization (the paper's Fig. 1 order, a different iteration)."""
+    step before the regularization (the paper's Fig. 1 order, a different iteration).
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import check_scheduled_step, scheduled_step
+    >>> check_scheduled_step(scheduled_step)
+    'check_scheduled_step: all 8 cases agree (relative error <= 1e-12)'
+    >>> def every_step(w, x, y, t, t0, sigma, skip, count):   # skip forgotten
+    ...     return scheduled_step(w, x, y, t, t0, sigma, 1, 1)
+    >>> try:
+    ...     check_scheduled_step(every_step)
+    ... except AssertionError as e:
+    ...     print(str(e).split(":")[0])
+    scheduled step on input 'a random step, count 3 -> 2'
+    """
     for case, w, x, y, t, t0, sigma, skip, count in _step_cases():
         exp_w, exp_c = scheduled_step(w, x, y, t, t0, sigma, skip, count)
         out = student(w.copy(), x.copy(), y, t, t0, sigma, skip, count)
@@ -76,7 +121,28 @@ def check_scheduled_step(student):
 # ------------------------------------------------------------------------ skip from the cost
 def skip_from_cost(n, d, c):
     """Reference: the smallest integer skip >= 1 whose amortized dense regularization cost
-    n / skip is at most the fraction 1/c of the sparse loss cost d: ceil(c n / d)."""
+    n / skip is at most the fraction 1/c of the sparse loss cost d: ceil(c n / d).
+
+    Parameters
+    ----------
+    n : int
+        Number of features (cost of a dense regularization step).
+    d : float
+        Non-zeros per example (cost of a sparse loss step).
+    c : float
+        The regularization may cost 1/c of the loss steps.
+
+    Returns
+    -------
+    int
+        skip >= 1.
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import skip_from_cost
+    >>> skip_from_cost(47_236, 76, 16), skip_from_cost(10, 10, 0.5)
+    (9945, 1)
+    """
     q = c * n / d
     k = round(q)
     if abs(q - k) <= 1e-12 * q:  # c n / d is an integer up to rounding
@@ -84,9 +150,23 @@ def skip_from_cost(n, d, c):
     return max(1, math.ceil(q))
 
 
+@_checker_doc("student", "(n, d, c) -> int", "case")
 def check_skip_from_cost(student):
     """Exercise "skip from the cost model": ``student(n, d, c)`` must return the smallest
-    integer skip >= 1 with n / skip <= d / c."""
+    integer skip >= 1 with n / skip <= d / c.
+
+    Examples
+    --------
+    >>> import math
+    >>> from rlmlib.checkers_sgdqn import check_skip_from_cost
+    >>> check_skip_from_cost(lambda n, d, c: max(1, math.ceil(c * n / d)))
+    'check_skip_from_cost: all 10 cases agree'
+    >>> try:
+    ...     check_skip_from_cost(lambda n, d, c: int(c * n / d) + 1)
+    ... except AssertionError as e:
+    ...     print(str(e).split(" (")[0])
+    skip for n=500, d=500, c=16: expected 16, got 17
+    """
     cases = [(500, 500, 16), (47_152, 75.4, 16), (47_236, 76, 16), (10, 10, 1),
              (10, 10, 0.5), (1, 1, 16), (10 ** 9, 1, 16), (48_407, 2420, 16),
              (3, 2, 1), (100, 3, 3)]
@@ -108,7 +188,30 @@ def check_skip_from_cost(student):
 def secant_ratio(dw, dd, x, sigma):
     """Reference: the 2009 ratio [w_{t+1} - w_t]_i / [g_t(w_{t+1}) - g_t(w_t)]_i with
     g_t(w) = sigma w + loss'(<w, x>) x, i.e. dw_i / (sigma dw_i + dd x_i), and its limit
-    1/sigma where dw_i = 0 (x_i = 0, or no loss step)."""
+    1/sigma where dw_i = 0 (x_i = 0, or no loss step).
+
+    Parameters
+    ----------
+    dw : array-like, shape (n,)
+        w_{t+1} − w_t.
+    dd : float
+        loss'(⟨w_{t+1}, x⟩) − loss'(⟨w_t, x⟩).
+    x : array-like, shape (n,)
+        The example.
+    sigma : float > 0
+        Regularization weight σ.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The ratios.
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import secant_ratio
+    >>> secant_ratio([0.0, 0.5], 1.0, [0.0, 1.0], 0.5).tolist()   # 1/σ; 0.5/(0.25 + 1)
+    [2.0, 0.4]
+    """
     dw = np.asarray(dw, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
     out = np.full(dw.shape, 1.0 / sigma)
@@ -118,11 +221,28 @@ def secant_ratio(dw, dd, x, sigma):
     return out
 
 
+@_checker_doc("student", "(dw, dd, x, sigma) -> ndarray", "case")
 def check_secant_ratio(student):
     """Exercise "the secant ratio and its limit": ``student(dw, dd, x, sigma)`` must return
     the vector of ratios, 1/sigma where dw_i = 0. Detected: 0/0 (NaN) left in place, the
     inverse ratio (a curvature instead of its inverse), sigma forgotten in the denominator,
-    underflow when dw_i and x_i are tiny (the ratio is still well defined)."""
+    underflow when dw_i and x_i are tiny (the ratio is still well defined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_sgdqn import check_secant_ratio, secant_ratio
+    >>> check_secant_ratio(secant_ratio)
+    'check_secant_ratio: all 6 cases agree'
+    >>> def naive(dw, dd, x, sigma):              # 0/0 left as NaN where dw = 0
+    ...     with np.errstate(all="ignore"):
+    ...         return dw / (sigma * dw + dd * x)
+    >>> try:
+    ...     check_secant_ratio(naive)
+    ... except AssertionError:
+    ...     print("fails")
+    fails
+    """
     cases = [
         ("dense step", np.array([0.1, -0.2, 0.05]), 0.3, np.array([0.5, -1.0, 0.25]), 0.01),
         ("sparse x: zeros in dw and x", np.array([0.0, -0.02, 0.0, 0.01]), 0.7,
@@ -146,7 +266,35 @@ def corrected_update(B, w1, w, x, dd, dt, sigma):
     """Reference: the corrected diagonal update. Curvature estimates
     r_i = clip(sigma + dd x_i / (w1_i - w_i), sigma, 100 sigma), sigma where x_i = 0,
     100 sigma where w1_i = w_i but x_i != 0; then B_i <- 1/(1/B_i + dt r_i). dd is
-    loss'(<w1, x>) - loss'(<w, x>)."""
+    loss'(<w1, x>) - loss'(<w, x>).
+
+    Parameters
+    ----------
+    B : array-like, shape (n,)
+        The diagonal before the update.
+    w1, w : array-like, shape (n,)
+        The two points of the secant.
+    x : array-like, shape (n,)
+        The example.
+    dd : float
+        loss'(⟨w1, x⟩) − loss'(⟨w, x⟩).
+    dt : float
+        Steps since the last update.
+    sigma : float > 0
+        Regularization weight σ.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The new B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.checkers_sgdqn import corrected_update
+    >>> corrected_update(np.ones(2), np.zeros(2), np.zeros(2), np.zeros(2), 0.0, 1, 1.0)
+    array([0.5, 0.5])
+    """
     B, w1, w, x = (np.asarray(a, dtype=np.float64) for a in (B, w1, w, x))
     diffw = w1 - w
     r = np.full(B.shape, sigma)
@@ -158,11 +306,19 @@ def corrected_update(B, w1, w, x, dd, dt, sigma):
     return 1.0 / (1.0 / B + dt * r)
 
 
+@_checker_doc("student", "(B, w1, w, x, dd, dt, sigma) -> ndarray", "case")
 def check_corrected_update(student):
     """Exercise "the corrected diagonal update": ``student(B, w1, w, x, dd, dt, sigma)`` must
     return the new B. Detected: the ratio inverted (an average of inverse curvatures, the
     2009 flaw), the clipping missing or on the wrong side, dt forgotten, x_i = 0
-    coordinates left unchanged (they must still receive the curvature sigma)."""
+    coordinates left unchanged (they must still receive the curvature sigma).
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import check_corrected_update, corrected_update
+    >>> check_corrected_update(corrected_update)
+    'check_corrected_update: all 7 cases agree'
+    """
     rng = np.random.default_rng(5)
     s = 1e-4
     B0 = np.full(6, 1.0 / (s * 1e5))
@@ -191,13 +347,43 @@ def check_corrected_update(student):
 # -------------------------------------------------------------- Theorem 1: the rate exponent
 def rate_exponent(c):
     """Reference: with B = c H^-1 (all eigenvalues of HB equal to c), the excess cost after t
-    steps decays like t^-min(1, 2c) (t^-1 log t at c = 1/2)."""
+    steps decays like t^-min(1, 2c) (t^-1 log t at c = 1/2).
+
+    Parameters
+    ----------
+    c : float > 0
+        The common eigenvalue of HB.
+
+    Returns
+    -------
+    float
+        The exponent min(1, 2c).
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import rate_exponent
+    >>> rate_exponent(0.25), rate_exponent(3.0)
+    (0.5, 1.0)
+    """
     return min(1.0, 2.0 * c)
 
 
+@_checker_doc("student", "(c) -> float", "case")
 def check_rate_exponent(student):
     """Exercise "too small a B": ``student(c)`` must return the exponent a of the decay
-    t^-a of the excess cost when every eigenvalue of HB equals c."""
+    t^-a of the excess cost when every eigenvalue of HB equals c.
+
+    Examples
+    --------
+    >>> from rlmlib.checkers_sgdqn import check_rate_exponent
+    >>> check_rate_exponent(lambda c: min(1.0, 2.0 * c))
+    'check_rate_exponent: all 10 cases agree'
+    >>> try:
+    ...     check_rate_exponent(lambda c: 1.0)          # "SGD always converges like 1/t"
+    ... except AssertionError as e:
+    ...     print(e)
+    rate exponent for c=0.05: expected 0.1, got 1.0. the 1/t rate needs 2c > 1
+    """
     for c in (0.05, 0.1, 0.25, 0.4, 0.5, 0.75, 1.0, 3.0, 1e3, 1e-6):
         got = student(c)
         exp = rate_exponent(c)

@@ -26,10 +26,38 @@ class Dataset:
     float64: labels -1/+1 for ``task='binary'`` (``classes`` holds the original labels that
     -1 and +1 stand for, ``label_names`` their meaning), real targets for
     ``task='regression'``, the original integer labels for ``task='multiclass'`` (only from
-    :func:`load_svmlight`). ``truth`` holds what a generator
+    :func:`rlmlib.load_svmlight`). ``truth`` holds what a generator
     knows about the distribution (hidden weights, eigenvalues, ...); its entries can also be
     read as attributes, e.g. ``ds.w_star``. ``X_test``/``y_test`` are an independent sample from
     the same distribution when the generator was asked for one (``m_test > 0``).
+
+    Attributes
+    ----------
+    X : numpy.ndarray or scipy.sparse.csr_matrix, shape (m, n)
+        The rows.
+    y : numpy.ndarray of float64, shape (m,)
+        Labels -1/+1, real targets, or the original integer labels ('multiclass').
+    name, description, source, license : str
+        What the data are, where they come from and under which terms.
+    task : {'binary', 'regression', 'multiclass'}
+        What ``y`` holds.
+    classes : numpy.ndarray or None
+        The original labels that -1 and +1 stand for ('binary').
+    label_names : tuple or None
+        Their meaning, e.g. ``('ham', 'spam')``.
+    feature_names : list or None
+        One name per column, when known.
+    X_test, y_test : optional
+        An independent test sample from a generator (``m_test > 0``), else None.
+    truth : dict
+        What a generator knows about the distribution; entries are also attributes.
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> ds = rlmlib.load_dataset("diabetes")
+    >>> ds.shape, ds.task, ds.nnz_per_row
+    ((442, 10), 'regression', 10.0)
     """
 
     X: object
@@ -136,7 +164,33 @@ def _diabetes():
 
 
 def sha256_file(path):
-    """SHA-256 of a file, as lowercase hex (read in 1 MiB blocks)."""
+    """The SHA-256 of a file, as lowercase hex (read in 1 MiB blocks).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Raises
+    ------
+    OSError
+        When the file cannot be read (FileNotFoundError when it does not exist).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from rlmlib.datasets import sha256_file
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b"abc")
+    >>> sha256_file(f.name)[:16]
+    'ba7816bf8f01cfea'
+    >>> os.remove(f.name)
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -202,16 +256,49 @@ DATASETS = tuple(_LOADERS)
 def load_dataset(name, *, standardize=False, data_dir=None):
     """Load one of the data sets shipped with the book (no network needed).
 
-    ``breast_cancer``  569 x 30 dense, binary (malignant +1), ill-conditioned in raw units
-    ``digits``         1,797 x 64 dense, binary: odd digit (+1) vs even digit (-1)
-    ``diabetes``       442 x 10 dense, regression, raw units
-    ``spam``           6,046 x 48,407 sparse TF-IDF (CSR), binary (spam +1); its file is
-                       checked against ``data/spam/SHA256SUMS`` at every load
+    Parameters
+    ----------
+    name : {'breast_cancer', 'digits', 'diabetes', 'spam'}
+        ``breast_cancer``: 569 x 30 dense, binary (malignant +1), ill-conditioned in raw
+        units. ``digits``: 1,797 x 64 dense, binary: odd digit (+1) vs even digit (-1).
+        ``diabetes``: 442 x 10 dense, regression, raw units. ``spam``: 6,046 x 48,407
+        sparse TF-IDF (CSR), binary (spam +1); its file is checked against
+        ``data/spam/SHA256SUMS`` at every load.
+    standardize : bool
+        Scale each column of a dense set to mean 0 and standard deviation 1 (constant
+        columns stay 0). Refused for ``spam``, whose rows are unit-norm TF-IDF vectors and
+        whose sparsity centering would destroy.
+    data_dir : str or os.PathLike, optional
+        Replaces the repository's ``data/`` directory (as does the environment variable
+        ``RLMLIB_DATA_DIR``).
 
-    ``standardize=True`` scales each column of a dense set to mean 0 and standard deviation 1
-    (constant columns stay 0); it is refused for ``spam``, whose rows are unit-norm TF-IDF
-    vectors and whose sparsity centering would destroy. ``data_dir`` (or the environment
-    variable ``RLMLIB_DATA_DIR``) replaces the repository's ``data/`` directory.
+    Returns
+    -------
+    Dataset
+        The rows, labels and provenance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, ``standardize=True`` with ``spam``, or a data file whose
+        checksum does not match.
+    TypeError
+        For a ``standardize`` that is not a bool.
+    FileNotFoundError
+        When the data file or its checksum file is missing.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> ds = rlmlib.load_dataset("breast_cancer", standardize=True)
+    >>> ds.shape, ds.task, ds.label_names
+    ((569, 30), 'binary', ('benign', 'malignant'))
+    >>> bool(np.allclose(ds.X.mean(axis=0), 0) and np.allclose(ds.X.std(axis=0), 1))
+    True
+    >>> rlmlib.load_dataset("spam", standardize=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: standardize=True is for the dense data sets; 'spam' is sparse ...
     """
     if not isinstance(name, str) or name not in _LOADERS:
         raise ValueError(f"name must be one of {', '.join(repr(k) for k in DATASETS)}, "
@@ -235,13 +322,47 @@ def load_dataset(name, *, standardize=False, data_dir=None):
 def load_svmlight(path, n_features=None, *, name=None):
     """Read an svmlight / LIBSVM file (RCV1, covtype, ...) into a :class:`Dataset`.
 
-    Uses :func:`sklearn.datasets.load_svmlight_file` (``.gz``/``.bz2`` are read directly; the
+    Uses ``sklearn.datasets.load_svmlight_file`` (``.gz``/``.bz2`` are read directly; the
     feature numbering, 0- or 1-based, is detected). ``X`` is CSR float64. With two distinct
     labels ``y`` becomes -1/+1 (``classes`` holds the original labels, sorted: the first is -1)
     and ``task='binary'``; more than two integer labels give ``task='multiclass'`` with the
     original labels; non-integer targets give ``task='regression'``. ``n_features`` fixes the
     number of columns (e.g. to read a test file with as many columns as its training file).
     Files are fetched with ``data/fetch_libsvm.py``; nothing here touches the network.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (``.gz`` and ``.bz2`` are read directly).
+    n_features : int >= 1, optional
+        Number of columns; default: the largest feature index in the file.
+    name : str, optional
+        The Dataset's name (default: the file's name).
+
+    Returns
+    -------
+    Dataset
+        CSR rows, labels as described above.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When the file is not in svmlight format, holds no examples, a non-finite label or
+        feature value, or more features than ``n_features``.
+    TypeError
+        For a path that is not a str or os.PathLike.
+
+    Examples
+    --------
+    >>> import os, tempfile, rlmlib
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".svm", delete=False) as f:
+    ...     _ = f.write("2 1:0.5 3:1.0\\n4 2:-1.0\\n2 3:2.0\\n")
+    >>> ds = rlmlib.load_svmlight(f.name, n_features=3)
+    >>> ds.task, ds.classes.tolist(), ds.y.tolist(), ds.X.toarray()[0].tolist()
+    ('binary', [2.0, 4.0], [-1.0, 1.0, -1.0], [0.5, 0.0, 1.0])
+    >>> os.remove(f.name)
     """
     from sklearn.datasets import load_svmlight_file
 

@@ -52,8 +52,36 @@ _figure_counter = itertools.count()  # distinct element ids when a page shows a 
 
 @dataclass(frozen=True)
 class Slider:
-    """A slider from ``start`` to ``stop``: ``num`` grid points in the static book
-    (geometrically spaced when ``log``), continuous in a live kernel."""
+    """A slider from ``start`` to ``stop``, for the ``controls`` of :func:`explore`.
+
+    ``num`` grid points in the static book (geometrically spaced when ``log``), continuous
+    in a live kernel.
+
+    Parameters
+    ----------
+    start, stop : float
+        The ends, finite, start < stop (start > 0 when ``log``).
+    num : int >= 2
+        Grid points of the static figure.
+    log : bool
+        Geometric spacing (and a logarithmic live slider).
+    integer : bool
+        Round the grid to distinct integers.
+
+    Raises
+    ------
+    ValueError
+        For ends that are not finite or not increasing, ``num`` < 2, or start <= 0 with
+        ``log``.
+
+    Examples
+    --------
+    >>> from rlmlib.explore import Slider
+    >>> Slider(1e-3, 1e-1, num=3, log=True).grid()
+    [0.001, 0.01, 0.1]
+    >>> Slider(1, 10, num=4, integer=True).grid()
+    [1, 4, 7, 10]
+    """
 
     start: float
     stop: float
@@ -87,7 +115,30 @@ class Slider:
 
 
 def mode() -> str:
-    """``'static'`` or ``'live'`` (see the module docstring)."""
+    """The display mode of explorable figures: ``'static'`` or ``'live'``.
+
+    From the environment variable ``RLMLIB_EXPLORE`` when it is set; otherwise ``'live'``
+    inside an IPython kernel and ``'static'`` anywhere else.
+
+    Returns
+    -------
+    str
+        ``'static'`` or ``'live'``.
+
+    Raises
+    ------
+    ValueError
+        When ``RLMLIB_EXPLORE`` holds anything else.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> from rlmlib.explore import mode
+    >>> with mock.patch.dict(os.environ, {"RLMLIB_EXPLORE": "static"}):
+    ...     mode()
+    'static'
+    """
     env = os.environ.get(ENV_VAR, "").strip().lower()
     if env in ("static", "live"):
         return env
@@ -117,7 +168,37 @@ def _fmt(v) -> str:
 
 
 class Explorer:
-    """The object :func:`explore` returns; displaying it shows the figure in the current mode."""
+    """The object :func:`explore` returns; displaying it shows the figure in the current mode.
+
+    Parameters
+    ----------
+    compute, controls, draw, readout
+        As in :func:`explore`.
+    initial : dict, optional
+        Starting value of each control (a value of its grid; default the first).
+    axes : (int, int)
+        Rows and columns of axes.
+    figsize : (float, float)
+        Figure size in inches.
+    dpi : int
+        Resolution of the frames.
+    palette : int in [2, 256] or None
+        Colours of the static frames' PNG palette; None keeps full colour.
+    display_mode : {'static', 'live'}, optional
+        Overrides :func:`mode`.
+
+    Raises
+    ------
+    TypeError
+        When ``compute``, ``draw`` or ``readout`` is not callable.
+    ValueError
+        For empty or badly named controls, more than ``MAX_FRAMES`` combinations, an
+        ``initial`` value off its grid, or a bad ``palette``.
+
+    Examples
+    --------
+    See :func:`explore`.
+    """
 
     def __init__(self, compute, controls, draw, readout=None, *, initial=None, axes=(1, 1),
                  figsize=(6.4, 4.0), dpi=80, palette=128, display_mode=None):
@@ -334,7 +415,45 @@ class Explorer:
 
 def explore(compute: Callable[..., Any], controls: Mapping[str, Any], draw: Callable,
             readout: Callable[[Any, float], str] | None = None, **options) -> Explorer:
-    """Make an explorable figure (see the module docstring).  ``options``: ``initial``
-    (dict of starting grid values), ``axes=(rows, cols)``, ``figsize``, ``dpi``, ``palette``
-    (colours of the static frames' PNG palette, 128 by default; None keeps full colour)."""
+    """Make an explorable figure: live sliders in Jupyter, precomputed frames in the book.
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(**values)`` returns any data; it is timed (wall clock).
+    controls : dict
+        Maps a keyword of ``compute`` to the values its slider takes: a list of grid
+        values, or a :class:`Slider`. At most ``MAX_FRAMES`` combinations.
+    draw : callable
+        ``draw(ax, data)`` draws on ``ax`` (one Axes, or the array of axes when
+        ``axes=(rows, cols)`` asks for more than one); the axes are cleared before each
+        call.
+    readout : callable, optional
+        ``readout(data, seconds)`` returns a short text shown under the figure.
+    **options
+        ``initial`` (dict of starting grid values), ``axes=(rows, cols)``, ``figsize``,
+        ``dpi``, ``palette`` (colours of the static frames' PNG palette, 128 by default;
+        None keeps full colour), ``display_mode``: see :class:`Explorer`.
+
+    Returns
+    -------
+    Explorer
+        Displaying it shows the figure (static HTML, or ipywidgets in a live kernel).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :class:`Explorer`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.explore import explore, Slider
+    >>> fig = explore(lambda a: a * np.linspace(0, 1, 5), {"a": Slider(1, 3, num=3)},
+    ...               lambda ax, line: ax.plot(line),
+    ...               lambda line, s: f"max {line.max():g}", display_mode="static")
+    >>> frames = fig.frames()
+    >>> len(frames), [text for _, text in frames]
+    (3, ['max 1', 'max 2', 'max 3'])
+    """
     return Explorer(compute, controls, draw, readout, **options)

@@ -226,13 +226,67 @@ def _scratch(k):
 
 
 def pivot_state(seed):
-    """The partition algorithm's generator state (uint64, never zero) for a seed."""
+    """The partition algorithm's generator state for a seed.
+
+    Parameters
+    ----------
+    seed : int >= 0
+        The solver's seed.
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (1,)
+        The state of the xorshift generator that draws the pivots, never zero.
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import pivot_state
+    >>> pivot_state(0).tolist(), bool(pivot_state(1)[0] != pivot_state(2)[0])
+    ([1], True)
+    """
     return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % (1 << 64) or 1], dtype=np.uint64)
 
 
 def check_step_args(w, x, y, eta, sigma, loss, method):
-    """Validated (w, x, y, eta, sigma, code, method_code) for one step (shared with the
-    exercise checkers)."""
+    """The arguments of one :func:`fiol_step`, validated (shared with the exercise checkers).
+
+    Parameters
+    ----------
+    w, x : array-like, shape (n,)
+        Weights and example, finite.
+    y : float
+        Label -1/+1 (classification loss) or target.
+    eta : float > 0
+        Step size.
+    sigma : float >= 0
+        Weight of the l1 regularizer.
+    loss : str
+        One of ``rlmlib.LOSSES``.
+    method : {'sort', 'partition'}
+        Algorithm of the step (see :func:`fiol_step`).
+
+    Returns
+    -------
+    tuple
+        (w as a new float64 array, x, y as float, eta, sigma, loss code, method code).
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named in the message).
+
+    Examples
+    --------
+    >>> from rlmlib.fiol import check_step_args
+    >>> w, x, y, eta, sigma, code, method = check_step_args([0, 1], [1, 2], 1, 0.5, 0.1,
+    ...                                                     "hinge", "sort")
+    >>> w.tolist(), y, eta
+    ([0.0, 1.0], 1.0, 0.5)
+    >>> check_step_args([0, 1], [1, 2], 0.5, 0.5, 0.1, "hinge", "sort")
+    Traceback (most recent call last):
+    ...
+    ValueError: y must be -1 or +1 for the 'hinge' loss; got 0.5
+    """
     code = loss_code(loss)
     method_code = METHODS[check_choice("method", method, tuple(METHODS))]
     eta = check_positive("eta", eta)

@@ -13,7 +13,7 @@ from numba import njit
 
 from ._checks import sigma_keyword
 
-from ._l1 import piece_root
+from ._l1 import piece_root, solver_doc
 from .losses import loss_deriv
 
 
@@ -43,34 +43,12 @@ def isgd_row(w, data, indices, start, stop, y, eta, sigma, code):
 @sigma_keyword
 def isgd(X, y, *, sigma, eta, epochs, loss, schedule="constant", seed=0, order="reshuffle",
          n_checkpoints=None, X_test=None, y_test=None, progress=False):
-    """Implicit SGD on sigma ||w||_1 + mean loss (implicit in the loss only).
-
-    Parameters
-    ----------
-    X, y, sigma, eta, epochs, loss, schedule, seed, order, n_checkpoints, X_test, y_test,
-    progress
-        As for :func:`rlmlib.fiol`.
-
-    Returns
-    -------
-    Result
-
-    Raises
-    ------
-    ValueError
-        For a bad argument, before any step.
-
-    Examples
-    --------
-    >>> import numpy as np, rlmlib
-    >>> X = np.eye(3); y = np.array([1.0, -2.0, 0.1])
-    >>> res = rlmlib.isgd(X, y, sigma=0.1, eta=0.5, epochs=50, loss="squared")
-    >>> f0 = rlmlib.l1_objective(X, y, np.zeros(3), sigma=0.1, loss="squared")
-    >>> bool(res.objective < f0)
-    True
-    """
     from ._l1run import run_l1
 
     return run_l1("isgd", X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
                   X_test=X_test, y_test=y_test, progress=progress)
+
+
+isgd.__doc__ = solver_doc(
+    "isgd", "Implicit SGD on sigma ||w||_1 + mean loss (implicit in the loss only).")

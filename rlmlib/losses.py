@@ -58,21 +58,96 @@ SMOOTH = tuple(k for k, v in LOSSES.items() if math.isfinite(v["smoothness"])) +
 
 
 def loss_code(name):
-    """The integer code of a loss name, with a clear error for unknown names."""
+    """The integer code of a loss name, by which the kernels choose the loss.
+
+    Parameters
+    ----------
+    name : str
+        One of ``rlmlib.LOSSES``: 'hinge', 'squared_hinge', 'logistic', 'squared',
+        'absolute', 'exponential'.
+
+    Returns
+    -------
+    int
+        The code (``rlmlib.losses.HINGE``, ...).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones).
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> rlmlib.loss_code("logistic") == rlmlib.losses.LOGISTIC
+    True
+    >>> rlmlib.loss_code("hinges")
+    Traceback (most recent call last):
+    ...
+    ValueError: loss must be one of 'hinge', 'squared_hinge', ...; got 'hinges'
+    """
     if not isinstance(name, str) or name not in LOSSES:
         raise ValueError(f"loss must be one of {', '.join(map(repr, LOSSES))}; got {name!r}")
     return LOSSES[name]["code"]
 
 
 def loss_task(name):
-    """'binary' or 'regression', for a known loss name."""
+    """The task a loss belongs to: 'binary' (margin losses) or 'regression' (residual).
+
+    Parameters
+    ----------
+    name : str
+        One of ``rlmlib.LOSSES``.
+
+    Returns
+    -------
+    str
+        'binary' or 'regression'.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> from rlmlib.losses import loss_task
+    >>> loss_task("hinge"), loss_task("absolute")
+    ('binary', 'regression')
+    """
     loss_code(name)
     return LOSSES[name]["task"]
 
 
 @njit(cache=True)
 def loss_value(code, z, y):
-    """Value of the loss with integer ``code`` at prediction z and label/target y."""
+    """Value of the loss with integer ``code`` at prediction z and label/target y.
+
+    A numba function, callable from Python and from other kernels; no checks.
+
+    Parameters
+    ----------
+    code : int
+        From :func:`loss_code`.
+    z : float
+        Prediction ⟨w, x⟩.
+    y : float
+        Label -1/+1 (classification losses) or target (regression losses).
+
+    Returns
+    -------
+    float
+        ℓ(z, y), finite for every finite z (see the module docstring for the exponential
+        loss).
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> rlmlib.loss_value(rlmlib.loss_code("hinge"), 0.25, 1.0)
+    0.75
+    >>> rlmlib.loss_value(rlmlib.loss_code("logistic"), -1000.0, 1.0)   # no overflow
+    1000.0
+    """
     if code == HINGE:
         s = y * z
         return 1.0 - s if s < 1.0 else 0.0
@@ -100,7 +175,33 @@ def loss_value(code, z, y):
 
 @njit(cache=True)
 def loss_deriv(code, z, y):
-    """A (sub)derivative of the loss with respect to the prediction z."""
+    """A (sub)derivative of the loss with respect to the prediction z.
+
+    At a kink it returns one subgradient: hinge gives 0 at margin 1, absolute 0 at z = y.
+    A numba function, callable from Python and from other kernels; no checks.
+
+    Parameters
+    ----------
+    code : int
+        From :func:`loss_code`.
+    z : float
+        Prediction ⟨w, x⟩.
+    y : float
+        Label -1/+1 or target.
+
+    Returns
+    -------
+    float
+        ∂ℓ(z, y)/∂z; the gradient of ℓ(⟨w, x⟩, y) in w is this times x.
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> rlmlib.loss_deriv(rlmlib.loss_code("hinge"), 0.25, -1.0)   # margin -0.25 < 1
+    1.0
+    >>> rlmlib.loss_deriv(rlmlib.loss_code("logistic"), 0.0, 1.0)
+    -0.5
+    """
     if code == HINGE:
         return -y if y * z < 1.0 else 0.0
     elif code == SQUARED_HINGE:
@@ -131,7 +232,28 @@ def loss_deriv(code, z, y):
 
 @njit(cache=True)
 def loss_values(code, z, y, out):
-    """Vectorized loss_value: out[i] = loss(z[i], y[i])."""
+    """Vectorized :func:`loss_value`: out[i] = ℓ(z[i], y[i]) (numba, no checks).
+
+    Parameters
+    ----------
+    code : int
+        From :func:`loss_code`.
+    z, y, out : numpy.ndarray of float64, shape (m,)
+        Predictions, labels or targets, and the output.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.losses import loss_values, SQUARED
+    >>> z, y = np.array([1.0, 3.0]), np.array([0.0, 1.0])
+    >>> loss_values(SQUARED, z, y, np.empty(2)).tolist()
+    [0.5, 2.0]
+    """
     for i in range(z.shape[0]):
         out[i] = loss_value(code, z[i], y[i])
     return out
@@ -139,14 +261,57 @@ def loss_values(code, z, y, out):
 
 @njit(cache=True)
 def loss_derivs(code, z, y, out):
-    """Vectorized loss_deriv: out[i] = loss'(z[i], y[i])."""
+    """Vectorized :func:`loss_deriv`: out[i] = ℓ'(z[i], y[i]) (numba, no checks).
+
+    Parameters
+    ----------
+    code, z, y, out
+        As in :func:`loss_values`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``, now holding the derivatives.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.losses import loss_derivs, ABSOLUTE
+    >>> z, y = np.array([1.0, 3.0, 2.0]), np.array([2.0, 1.0, 2.0])
+    >>> loss_derivs(ABSOLUTE, z, y, np.empty(3)).tolist()
+    [-1.0, 1.0, 0.0]
+    """
     for i in range(z.shape[0]):
         out[i] = loss_deriv(code, z[i], y[i])
     return out
 
 
 def value(name, z, y):
-    """Loss values for arrays (Python convenience for plots and tests)."""
+    """Loss values for arrays, by name (for plots and tests).
+
+    Parameters
+    ----------
+    name : str
+        One of ``rlmlib.LOSSES``.
+    z, y : array-like
+        Predictions and labels or targets, broadcast against each other.
+
+    Returns
+    -------
+    numpy.ndarray
+        ℓ(z, y), of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or shapes that do not broadcast.
+
+    Examples
+    --------
+    >>> from rlmlib import losses
+    >>> losses.value("hinge", [-1.0, 0.0, 2.0], 1.0).tolist()
+    [2.0, 1.0, 0.0]
+    """
     z, y = np.broadcast_arrays(np.asarray(z, dtype=np.float64), np.asarray(y, dtype=np.float64))
     zf, yf = np.ascontiguousarray(z).ravel(), np.ascontiguousarray(y).ravel()
     out = np.empty_like(zf)
@@ -154,7 +319,29 @@ def value(name, z, y):
 
 
 def deriv(name, z, y):
-    """Loss derivatives d/dz for arrays (Python convenience for plots and tests)."""
+    """Loss derivatives ∂ℓ/∂z for arrays, by name (for plots and tests).
+
+    Parameters
+    ----------
+    name, z, y
+        As in :func:`value`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ∂ℓ(z, y)/∂z, of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        As :func:`value`.
+
+    Examples
+    --------
+    >>> from rlmlib import losses
+    >>> losses.deriv("squared_hinge", [-1.0, 0.0, 2.0], 1.0).tolist()
+    [-2.0, -1.0, 0.0]
+    """
     z, y = np.broadcast_arrays(np.asarray(z, dtype=np.float64), np.asarray(y, dtype=np.float64))
     zf, yf = np.ascontiguousarray(z).ravel(), np.ascontiguousarray(y).ravel()
     out = np.empty_like(zf)

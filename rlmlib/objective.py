@@ -176,20 +176,108 @@ check_p = pnorm.check_p
 
 
 def regularizer(w, p=2.0):
-    """r(w) = ||w||_p^2 / (2(p-1)), computed by factoring out max|w_i| (no overflow)."""
+    """The regularizer r(w) = ‖w‖_p²/(2(p − 1)) (½‖w‖² at p = 2).
+
+    Computed with max|w_i| factored out, so it is finite whenever the true value is.
+
+    Parameters
+    ----------
+    w : array-like, shape (n,)
+        Weights.
+    p : float in [1.0001, 2]
+        Exponent of the norm.
+
+    Returns
+    -------
+    float
+        r(w).
+
+    Raises
+    ------
+    ValueError
+        For p outside [1.0001, 2].
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> rlmlib.regularizer([3.0, 4.0])          # ½ · 5²
+    12.5
+    >>> round(rlmlib.regularizer([1.0, 1.0], p=1.5), 12)   # (2^(2/3))² / 1
+    2.51984209979
+    """
     return pnorm.r(w, p)
 
 
 def regularizer_grad(w, p=2.0):
-    """grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p-1), without overflow; at p = 2
-    it is w itself."""
+    """The gradient of r: ∇r(w)_i = ‖w‖_p^(2−p) |w_i|^(p−1) sgn(w_i) / (p − 1).
+
+    At p = 2 it is w itself; computed without overflow.
+
+    Parameters
+    ----------
+    w, p
+        As in :func:`rlmlib.regularizer`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        ∇r(w).
+
+    Raises
+    ------
+    ValueError
+        As :func:`rlmlib.regularizer`.
+
+    Examples
+    --------
+    >>> from rlmlib.objective import regularizer_grad
+    >>> regularizer_grad([3.0, -4.0]).tolist()
+    [3.0, -4.0]
+    >>> g = regularizer_grad([1.0, 1.0], p=1.5)   # 2^(1/3) / 0.5 per coordinate
+    >>> [round(float(v), 12) for v in g]
+    [2.51984209979, 2.51984209979]
+    """
     return pnorm.grad_r(w, p)
 
 
 # -------------------------------------------------------------------------------- objective
 def objective_rows(rows, y, w, sigma, code, p=2.0):
-    """F(w) on already-checked rows (used by the solvers at checkpoints; no checks).
-    At w = 0 (every solver's start) no margin needs the rows: O(m), not a pass over X."""
+    """F(w) on rows already checked by :func:`rlmlib.check_X_y` (no checks).
+
+    Used by the solvers at their checkpoints. At w = 0 (every solver's start) no margin
+    needs the rows: O(m), not a pass over X.
+
+    Parameters
+    ----------
+    rows : Rows
+        From :func:`rlmlib.check_X_y` (or :func:`rlmlib.as_rows`).
+    y : numpy.ndarray of float, shape (m,)
+        Labels in {-1, +1}, or real targets.
+    w : numpy.ndarray of float, shape (n,)
+        Weights.
+    sigma : float
+        Regularization weight σ.
+    code : int
+        Loss code, from :func:`rlmlib.loss_code`.
+    p : float
+        Exponent of the regularizer.
+
+    Returns
+    -------
+    float
+        F(w), as :func:`objective` computes it.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> from rlmlib.objective import objective_rows
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> rows, yf, classes = rlmlib.check_X_y(X, [1, -1, 1], task="binary")
+    >>> w = np.array([0.5, -0.25])
+    >>> F = objective_rows(rows, yf, w, 0.1, rlmlib.loss_code("hinge"))
+    >>> F == rlmlib.objective(X, [1, -1, 1], w, sigma=0.1, loss="hinge")
+    True
+    """
     if not w.any():
         z = np.zeros(y.shape[0])
         return sigma * pnorm._phi(w, p) + _mean(loss_values(code, z, y, z.copy()))
@@ -215,9 +303,34 @@ def _mean(values):
 
 
 def sigma_r(w, sigma, p=2.0):
-    """sigma * r(w), finite whenever the true value is: r(w) itself may be beyond the double
-    range (huge w) while sigma * r(w) is not (tiny sigma); then it is computed as
-    (sqrt(sigma) ||w||_p)^2 / (2(p-1)) with ||w||_p = M nu factored (pnorm._scaled_norm)."""
+    """σ r(w), finite whenever the true value is.
+
+    r(w) itself may be beyond the double range (huge w) while σ r(w) is not (tiny σ); then
+    it is computed as (√σ ‖w‖_p)²/(2(p − 1)), with ‖w‖_p = M ν and M = max|w_i| factored.
+
+    Parameters
+    ----------
+    w : numpy.ndarray of float, shape (n,)
+        Weights.
+    sigma : float > 0
+        Regularization weight σ.
+    p : float in [1.0001, 2]
+        Exponent of the norm.
+
+    Returns
+    -------
+    float
+        σ r(w).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.objective import sigma_r
+    >>> sigma_r(np.array([3.0, 4.0]), 0.1)
+    1.25
+    >>> float(f"{sigma_r(np.array([1e160, 1e160]), 1e-100):.12g}")   # r(w) = 1e320 alone
+    1e+220
+    """
     val = sigma * pnorm._phi(w, p)  # scaled: a huge but finite w gives inf, no warning
     if not math.isfinite(val):
         M, nu = pnorm._scaled_norm(w, p)
@@ -227,10 +340,46 @@ def sigma_r(w, sigma, p=2.0):
 
 
 def objective(X, y, w, *, sigma, loss, p=2.0):
-    """F(w) = sigma * r(w) + (1/m) sum_i loss(<w, x_i>, y_i), with r the p-norm regularizer.
+    """The objective F(w) = σ r(w) + (1/m) Σ_i ℓ(⟨w, x_i⟩, y_i), r(w) = ‖w‖_p²/(2(p − 1)).
 
-    For classification losses any two labels are mapped to -1/+1 in sorted order, as the
-    solvers do.
+    Exact, and finite whenever the true value is.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Rows, dense or sparse.
+    y : array-like, shape (m,)
+        For classification losses any two labels, mapped to -1/+1 in sorted order as the
+        solvers do; real targets for 'squared' and 'absolute'.
+    w : array-like, shape (n,)
+        Weights.
+    sigma : float > 0
+        Regularization weight σ.
+    loss : str
+        One of ``rlmlib.LOSSES``.
+    p : float in [1.0001, 2]
+        Exponent of the regularizer (½‖w‖² at p = 2).
+
+    Returns
+    -------
+    float
+        F(w).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a bad argument (named in the message): unknown loss, σ <= 0, a w whose length
+        is not the number of columns, labels that do not fit the loss.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> rlmlib.objective(X, [1, -1, 1], np.zeros(2), sigma=0.1, loss="hinge")
+    1.0
+    >>> w = np.array([0.5, -0.25])   # margins 0, -0.625, 0.25; ½‖w‖² = 0.15625
+    >>> round(rlmlib.objective(X, [1, -1, 1], w, sigma=0.1, loss="hinge"), 12)
+    0.723958333333
     """
     code = loss_code(loss)
     sigma = check_sigma(sigma)
@@ -242,6 +391,28 @@ def objective(X, y, w, *, sigma, loss, p=2.0):
 
 # ---------------------------------------------------------------------------------- metrics
 def decision_function_rows(rows, w):
+    """⟨w, x_i⟩ for every row of checked rows (no checks).
+
+    Parameters
+    ----------
+    rows : Rows
+        From :func:`rlmlib.as_rows` or :func:`rlmlib.check_X_y`.
+    w : numpy.ndarray of float, shape (n,)
+        Weights.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        The margins, finite whenever the true values are.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> from rlmlib.objective import decision_function_rows
+    >>> rows = rlmlib.as_rows(np.array([[1.0, 2.0], [-1.0, 0.5]]))
+    >>> decision_function_rows(rows, np.array([0.5, -0.25])).tolist()
+    [0.0, -0.625]
+    """
     if is_compact(rows):  # dense rows in compact form: a matrix-vector product
         return dense_margins(rows.data, rows.n_features, w, np.empty(n_rows(rows)))
     out = np.empty(n_rows(rows))
@@ -249,7 +420,32 @@ def decision_function_rows(rows, w):
 
 
 def decision_function(X, w):
-    """<w, x_i> for every row of X (dense or sparse)."""
+    """The margins ⟨w, x_i⟩ for every row of X.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Rows, dense or sparse.
+    w : array-like, shape (n,)
+        Weights.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        ⟨w, x_i⟩, finite whenever the true value is.
+
+    Raises
+    ------
+    ValueError
+        When X does not have len(w) columns, or X or w is not finite.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> rlmlib.decision_function(X, [0.5, -0.25]).tolist()
+    [0.0, -0.625, 0.25]
+    """
     rows = as_rows(X, compact_dense=True)
     w = _check_columns(rows, w)
     return decision_function_rows(rows, w)
@@ -276,10 +472,40 @@ def _labels_pm1(X, y, w, classes):
 
 
 def accuracy(X, y, w, classes=None):
-    """Fraction of rows with sign(<w, x_i>) equal to the label (z > 0 predicts +1).
+    """Fraction of rows whose predicted label is the true one (⟨w, x_i⟩ > 0 predicts +1).
 
-    Labels are mapped to -1/+1 in sorted order, or by ``classes`` (classes[0] <-> -1) when
-    given, which allows a test set that holds only one of the two classes.
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Rows, dense or sparse.
+    y : array-like, shape (m,)
+        Labels: two values, mapped to -1/+1 in sorted order, or by ``classes``.
+    w : array-like, shape (n,)
+        Weights.
+    classes : array-like of two labels, optional
+        classes[0] is -1, classes[1] is +1 (a fit's ``res.classes``); allows a test set
+        that holds only one of the two classes.
+
+    Returns
+    -------
+    float
+        Accuracy in [0, 1]; a margin of exactly 0 predicts -1.
+
+    Raises
+    ------
+    ValueError
+        When X does not have len(w) columns, or y has more than two labels or one that is
+        not in ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> w = [0.5, -0.25]                  # margins 0, -0.625, 0.25
+    >>> rlmlib.accuracy(X, [1, -1, 1], w)  # the first row (margin 0) predicts -1
+    0.6666666666666666
+    >>> rlmlib.accuracy(X[1:2], ["no"], w, classes=["no", "yes"])
+    1.0
     """
     rows, yf, w = _labels_pm1(X, y, w, classes)
     z = decision_function_rows(rows, w)
@@ -288,7 +514,30 @@ def accuracy(X, y, w, classes=None):
 
 
 def test_error(X, y, w, classes=None):
-    """1 - accuracy."""
+    """The error rate 1 − :func:`accuracy`.
+
+    Parameters
+    ----------
+    X, y, w, classes
+        As in :func:`accuracy`.
+
+    Returns
+    -------
+    float
+        Fraction of misclassified rows, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        As :func:`accuracy`.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> rlmlib.test_error(X, [1, -1, 1], [0.5, -0.25])
+    0.33333333333333337
+    """
     return 1.0 - accuracy(X, y, w, classes)
 
 
@@ -296,7 +545,36 @@ test_error.__test__ = False   # not a test: pytest would collect it where it is 
 
 
 def mse(X, y, w):
-    """Mean squared error (1/m) sum_i (<w, x_i> - y_i)^2."""
+    """The mean squared error (1/m) Σ_i (⟨w, x_i⟩ − y_i)².
+
+    Finite whenever the true value is (the residuals are scaled by their largest).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Rows, dense or sparse.
+    y : array-like of float, shape (m,)
+        Real targets.
+    w : array-like, shape (n,)
+        Weights.
+
+    Returns
+    -------
+    float
+        The mean squared error (note: twice the mean 'squared' loss ½(z − y)²).
+
+    Raises
+    ------
+    ValueError
+        When X does not have len(w) columns, or y is not finite or has the wrong length.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 2.0], [-1.0, 0.5], [0.0, -1.0]])
+    >>> round(rlmlib.mse(X, [0.0, 0.0, 1.0], [0.5, -0.25]), 12)  # residuals 0, -5/8, -3/4
+    0.317708333333
+    """
     rows = as_rows(X, compact_dense=True)
     w = _check_columns(rows, w)
     yf, _ = check_y(y, n_rows(rows), task="regression")

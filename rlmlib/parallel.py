@@ -46,7 +46,25 @@ __all__ = ["ENV", "Record", "Sweep", "sweep", "cluster_info", "close"]
 @dataclass(frozen=True)
 class Record:
     """One run of a sweep: its grid point, what the solver returned, the seconds the call
-    took on its worker (wall time, data transfer excluded) and that worker's address."""
+    took on its worker (wall time, data transfer excluded) and that worker's address.
+
+    Attributes
+    ----------
+    point : dict
+        The grid point (grid key -> value).
+    result : object
+        What the solver returned there.
+    seconds : float
+        Wall time of the call on its worker.
+    worker : str
+        The worker's address.
+
+    Examples
+    --------
+    >>> from rlmlib.parallel import Record
+    >>> Record({"sigma": 1e-4}, "a result", 0.5, "tcp://127.0.0.1:4000").point
+    {'sigma': 0.0001}
+    """
 
     point: dict
     result: Any
@@ -80,6 +98,17 @@ class Sweep(Sequence):
         Wall time of the whole sweep, scatter included.
     scatter_seconds : float
         Time to scatter the solver, X, y and ``fixed`` to the workers.
+
+    Examples
+    --------
+    :func:`sweep` makes one; by hand, with two records:
+
+    >>> from rlmlib.parallel import Record, Sweep
+    >>> recs = [Record({"seed": s}, 10 * s, 0.1, "w0") for s in (0, 1)]
+    >>> sw = Sweep(["seed"], recs, n_workers=1, scheduler="embedded", wall_seconds=0.3,
+    ...            scatter_seconds=0.1)
+    >>> len(sw), sw.points, sw.result(seed=1)
+    (2, [{'seed': 0}, {'seed': 1}], 10)
     """
 
     def __init__(self, keys, records, *, n_workers, scheduler, wall_seconds, scatter_seconds):
@@ -242,7 +271,17 @@ def _embedded_client():
 
 
 def close():
-    """Close the embedded cluster of this process, if one was started (done at exit)."""
+    """Close the embedded cluster of this process, if one was started (done at exit).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from rlmlib.parallel import close
+    >>> close()   # no embedded cluster in this process: nothing to do
+    """
     global _embedded
     with _lock:
         if _embedded is None:

@@ -31,8 +31,43 @@ from .objective import row_dot
 
 
 def sample_indices(m, k, T, seed=0, order="replacement"):
-    """The (T, k) example indices that ``pegasos`` and ``pgs`` use with this seed and order
-    (row t-1 is the batch A_t). For replaying a run step by step, e.g. in the chapter."""
+    """The example indices that :func:`rlmlib.pegasos` and :func:`rlmlib.pgs` draw.
+
+    For replaying a run step by step, as the Pegasos chapter does.
+
+    Parameters
+    ----------
+    m : int >= 1
+        Number of training examples.
+    k : int >= 1
+        Examples per step.
+    T : int >= 1
+        Number of steps.
+    seed : int >= 0
+        The solver's ``seed``.
+    order : {'replacement', 'reshuffle', 'shuffle_once', 'cyclic'}
+        The solver's ``order``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (T, k)
+        Row t − 1 holds the batch A_t of step t.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named in the message), or when the (T, k) array would not fit
+        in memory.
+
+    Examples
+    --------
+    >>> from rlmlib.pegasos import sample_indices
+    >>> sample_indices(4, 2, 3, order="cyclic").tolist()
+    [[0, 1], [2, 3], [0, 1]]
+    >>> idx = sample_indices(10, 1, 1000)
+    >>> idx.shape, int(idx.min()), int(idx.max())
+    ((1000, 1), 0, 9)
+    """
     m, k, T = check_int("m", m, 1, 2 ** 53), check_int("k", k), check_int("T", T)
     check_memory("T", T, 16 * T * k, "a (T, k) array of indices")
     stream = ExampleStream(m, check_order(order, ORDERS), check_seed(seed))
@@ -56,8 +91,28 @@ _VV_MAX = 2.0 ** 1000  # ||v||^2 beyond this (or inf, NaN): v is rescaled (see _
 
 
 def chunks(a, b, k):
-    """Split steps a..b-1 into pieces of at most _CHUNK / k steps, so that the indices drawn
-    for one kernel call take bounded memory however large T is."""
+    """Split steps a, ..., b − 1 into pieces of at most 2^20 / k steps.
+
+    The indices drawn for one kernel call then take bounded memory however large T is.
+
+    Parameters
+    ----------
+    a, b : int
+        First step and one past the last.
+    k : int >= 1
+        Examples per step.
+
+    Returns
+    -------
+    generator of (int, int)
+        Consecutive half-open ranges (c, d) that cover [a, b).
+
+    Examples
+    --------
+    >>> from rlmlib.pegasos import chunks
+    >>> list(chunks(0, 5, 2 ** 19))
+    [(0, 2), (2, 4), (4, 5)]
+    """
     step = max(1, _CHUNK // k)
     for c in range(a, b, step):
         yield c, min(b, c + step)
@@ -207,7 +262,8 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     Raises
     ------
     ValueError, TypeError
-        For a bad argument (named in the message), before any step; TypeError for ``sigma=``.
+        For a bad argument (named in the message), before any step; TypeError for
+        ``lam=`` (the weight is ``sigma``).
 
     Examples
     --------

@@ -298,17 +298,52 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
 
 def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
-    """Primal Gradient Solver for sigma ||w||_p^2 / (2(p-1)) + mean loss, p in [1.0001, 2].
+    """Primal Gradient Solver for σ‖w‖_p²/(2(p−1)) + mean loss, p in [1.0001, 2].
 
-    Parameters: ``p`` in [1.0001, 2] (``pnorm.P_MIN``, DESIGN.md "Validated ranges");
-    ``sigma`` in [2^-1022, 2^960]; ``T`` steps of ``k`` examples (drawn uniformly
-    with replacement by default; ``order`` as in :func:`rlmlib.pegasos`); ``loss`` 'hinge', 'logistic' (labels: any two values) or 'squared'
-    (rlmlib's 1/2 (z - y)^2, real targets); ``radius`` B > 0 restricts w to ||w||_p <= B
-    (None: no constraint, except for 'squared', where the default is
-    B = max|y| sqrt((p-1)/sigma), a ball that contains the minimizer). Returns a
-    :class:`Result` with the last iterate w_T; ``res.params['radius']`` is the B used (None
-    for no ball). ``n_checkpoints=None`` (default): the objective is computed exactly on first
-    access of ``res.objective``; N: an exact trace at N checkpoints (one pass each).
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Training rows, dense or sparse.
+    y : array-like, shape (m,)
+        Any two labels (mapped to -1/+1 in sorted order) for 'hinge' and 'logistic',
+        real targets for 'squared'.
+    p : float in [1.0001, 2]
+        Exponent of the regularizer (``pnorm.P_MIN`` is the lower end; DESIGN.md,
+        "Validated ranges").
+    sigma : float in [2^-1022, 2^960]
+        Regularization weight σ.
+    T : int >= 1
+        Number of steps.
+    k : int >= 1
+        Examples per step (mini-batch size).
+    loss : {'hinge', 'logistic', 'squared'}
+        'squared' is rlmlib's ½(z − y)².
+    radius : float > 0 or None
+        B: restricts w to ‖w‖_p <= B. None: no constraint, except for 'squared', where
+        the default is B = max|y| √((p−1)/σ), a ball that contains the minimizer.
+    seed, order, n_checkpoints, X_test, y_test, progress
+        As in :func:`rlmlib.pegasos` (by default the T·k examples are drawn uniformly
+        with replacement; the held-out metric is the MSE for 'squared').
+
+    Returns
+    -------
+    Result
+        The last iterate w_T; ``res.params['radius']`` is the B used (None for no ball).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For a bad argument (named in the message), before any step is taken.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = rlmlib.pgs(X, [1, 1, -1, -1], p=1.5, sigma=0.1, T=1000)
+    >>> res.predict(X).tolist()
+    [1, 1, -1, -1]
+    >>> res.params["radius"] is None
+    True
     """
     T = check_int("T", T)
     check_steps("T", T * check_int("k", k), "T * k")
@@ -327,9 +362,41 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
 
 def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
                  order="replacement"):
-    """The iterates w_t of the run ``pgs(X, y, p=p, sigma=sigma, T=max(at), ...)`` at the
-    step counts ``at`` (increasing integers >= 0), as rows of an array (len(at), n_features).
-    The same kernel and random stream as :func:`pgs`, so w at ``at[-1] = T`` is ``pgs(...).w``."""
+    """The iterates w_t of one :func:`rlmlib.pgs` run at the step counts ``at``.
+
+    The run is ``pgs(X, y, p=p, sigma=sigma, T=max(at), ...)``: the same kernel and random
+    stream, so the row for ``at[-1] = T`` is ``pgs(...).w``.
+
+    Parameters
+    ----------
+    X, y, p, sigma, k, loss, radius, seed, order
+        As in :func:`rlmlib.pgs`.
+    at : 1-D array of int
+        Increasing step counts t >= 0 (t = 0 is the start, w = 0).
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(at), n_features)
+        Row j is w after ``at[j]`` steps.
+
+    Raises
+    ------
+    ValueError
+        When ``at`` is not a non-empty increasing 1-D array of integers >= 0, or for a bad
+        argument of :func:`rlmlib.pgs`.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> from rlmlib.pgs import pgs_iterates
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> y = [1, 1, -1, -1]
+    >>> W = pgs_iterates(X, y, p=1.5, sigma=0.1, at=[0, 10, 100])
+    >>> W.shape, bool(np.all(W[0] == 0))
+    ((3, 2), True)
+    >>> bool(np.array_equal(W[-1], rlmlib.pgs(X, y, p=1.5, sigma=0.1, T=100).w))
+    True
+    """
     at = np.asarray(at)
     if at.ndim != 1 or at.size == 0 or at.dtype.kind not in "iu" or np.any(at < 0) \
             or np.any(np.diff(at) <= 0):

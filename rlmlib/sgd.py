@@ -81,8 +81,36 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, s
 
 
 def t0_heuristic(sigma, loss):
-    """Bottou's t0 = 1 / (eta0 sigma) with eta0 = typw / max(1, |loss'(-typw)|),
-    typw = sigma^-1/4 (a typical weight norm: ||w*|| <= 1/sqrt(sigma) when loss(0) <= 1)."""
+    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)).
+
+    t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|) and typw = σ^(−1/4), a typical
+    weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the first step has length η0.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Regularization weight σ.
+    loss : str
+        One of ``rlmlib.LOSSES``.
+
+    Returns
+    -------
+    float
+        t0 > 0.
+
+    Raises
+    ------
+    ValueError
+        For an unknown loss, or when t0 is beyond the double range (pass t0 explicitly).
+
+    Examples
+    --------
+    >>> from rlmlib.sgd import t0_heuristic
+    >>> t0_heuristic(1e-4, "hinge")   # η0 = 10: t0 = 1 / (10 · 1e-4)
+    1000.0
+    >>> t0_heuristic(1e-4, "squared") > t0_heuristic(1e-4, "hinge")  # |ℓ'(-10)| = 11 > 1
+    True
+    """
     typw = math.sqrt(1.0 / math.sqrt(sigma))
     # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
     t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma

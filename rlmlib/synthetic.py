@@ -123,14 +123,40 @@ def pgs_toy(m, n, *, bayes_error=0.1, cond=10.0, m_test=0, seed=0):
 
     Parameters
     ----------
-    m, n : number of samples and features (the paper: m up to 200,000, n = 10, 20, 40).
-    bayes_error : error of the Bayes classifier, in (0, 0.5).
-    cond : condition number of the shared covariance, >= 1.
-    m_test : size of an independent test sample (0 for none).
-    seed : seed of every draw.
+    m, n : int >= 1
+        Number of samples and features (the paper: m up to 200,000, n = 10, 20, 40).
+    bayes_error : float in (0, 0.5)
+        Error of the Bayes classifier.
+    cond : float >= 1
+        Condition number of the shared covariance.
+    m_test : int >= 0
+        Size of an independent test sample (0 for none).
+    seed : int >= 0
+        Seed of every draw.
 
-    Returns a Dataset with ``truth``: ``w_star`` (unit norm), ``mu`` (the positive class mean;
-    the negative class has ``-mu``), ``cov``, ``bayes_error``.
+    Returns
+    -------
+    Dataset
+        Dense X, labels -1/+1, and ``truth``: ``w_star`` (unit norm), ``mu`` (the positive
+        class mean; the negative class has ``-mu``), ``cov``, ``bayes_error``,
+        ``cov_eigenvalues``.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range (named in the message), or sizes that would not
+        fit in memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.synthetic import pgs_toy
+    >>> ds = pgs_toy(2000, 10, bayes_error=0.1, m_test=20000)
+    >>> ds.shape, round(float(np.linalg.norm(ds.w_star)), 12)
+    ((2000, 10), 1.0)
+    >>> err = np.mean(np.sign(ds.X_test @ ds.w_star) != ds.y_test)   # Bayes error 0.1
+    >>> bool(abs(err - 0.1) < 0.01)
+    True
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1)
@@ -198,7 +224,39 @@ def pgs_toy_optimum(ds, sigma, *, tol=1e-10, max_iter=100):
     step is below ``tol * ||w||``, or when the gradient stops decreasing while below 1e-8
     times its terms (rounding level of a very flat, ill-conditioned objective). At
     ``sigma = 0`` it returns ``ds.w_star`` (to about 1e-12): that is a check, not a shortcut.
-    Returns the minimizer ``w`` (its norm is below 1 for sigma > 0).
+
+    Parameters
+    ----------
+    ds : Dataset
+        From :func:`pgs_toy` (its ``truth`` holds ``mu``, ``cov`` and ``w_star``).
+    sigma : float >= 0
+        Regularization weight σ.
+    tol : float
+        Relative tolerance of the stopping tests above.
+    max_iter : int
+        Newton iterations at most.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The minimizer w (its norm is below 1 for sigma > 0).
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-finite sigma.
+    RuntimeError
+        When Newton's method does not meet ``tol`` within ``max_iter`` iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.synthetic import pgs_toy, pgs_toy_optimum
+    >>> ds = pgs_toy(10, 5)
+    >>> bool(np.allclose(pgs_toy_optimum(ds, 0.0), ds.w_star, atol=1e-10))
+    True
+    >>> float(np.linalg.norm(pgs_toy_optimum(ds, 0.1))) < 1.0
+    True
     """
     sigma = check_interval("sigma", sigma, 0.0, math.inf)
     mu, cov = ds.truth["mu"], ds.truth["cov"]
@@ -418,9 +476,49 @@ def rcv1_like(m=781_265, n=47_236, nnz_per_row=76, *, noise=0.03, zipf_exponent=
     2-core machine: a numba kernel draws the columns, a blocked counting sort orders each
     row, another kernel computes the values.
 
-    Returns a Dataset with a ``scipy.sparse.csr_matrix`` X (``dtype`` data, int32 indices)
-    and ``truth``: ``w_hidden``, ``noise``, ``df`` (document frequency of each column),
-    ``rank_of_column``.
+    Parameters
+    ----------
+    m : int >= 1
+        Number of training rows.
+    n : int >= 2
+        Number of features.
+    nnz_per_row : float in [1, n/4]
+        Mean number of non-zeros per row.
+    noise : float in [0, 0.5)
+        Probability that a label is flipped.
+    zipf_exponent, zipf_offset : float
+        The Zipf-Mandelbrot law of feature frequencies, ∝ (r + offset)^(−exponent).
+    weight_decay : float >= 0
+        The hidden weights decay like rank^(−weight_decay).
+    m_test : int >= 0
+        Size of a test sample from the same distribution (0 for none).
+    dtype : {numpy.float64, numpy.float32}
+        Type of the stored values.
+    seed : int >= 0
+        Seed of every draw.
+
+    Returns
+    -------
+    Dataset
+        A ``scipy.sparse.csr_matrix`` X (``dtype`` data, int32 indices), labels -1/+1, and
+        ``truth``: ``w_hidden``, ``noise``, ``df`` (document frequency of each column),
+        ``rank_of_column``.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range (named in the message), or sizes that would not
+        fit in memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.synthetic import rcv1_like
+    >>> ds = rcv1_like(m=5000, n=2000, nnz_per_row=20)
+    >>> ds.shape, round(ds.nnz_per_row)
+    ((5000, 2000), 20)
+    >>> bool(np.allclose(np.sqrt(ds.X.multiply(ds.X).sum(axis=1)), 1.0))   # unit rows
+    True
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 2, 2 ** 31 - 1)
@@ -513,6 +611,40 @@ def alpha_like(m=100_000, n=500, *, spectrum=100.0, scale_range=100.0, noise=0.1
       (about 1e5 at the defaults: 1.06e5, 9.1e4, 9.8e4, 9.8e4 for seeds 0-3);
     * labels ``sign(<w_hidden, x>)``, ``w_hidden ~ N(0, I)``, each flipped with probability
       ``noise``.
+
+    Parameters
+    ----------
+    m, n : int >= 1
+        Number of training rows and features.
+    spectrum : float >= 1
+        Ratio of the largest to the smallest eigenvalue of the correlation part.
+    scale_range : float >= 1
+        The feature standard deviations span about this factor.
+    noise : float in [0, 0.5)
+        Probability that a label is flipped.
+    m_test : int >= 0
+        Size of a test sample from the same distribution (0 for none).
+    seed : int >= 0
+        Seed of every draw.
+
+    Returns
+    -------
+    Dataset
+        Dense X, labels -1/+1, and ``truth``: ``w_hidden``, ``cov``, ``cov_eigenvalues``,
+        ``cond``, ``feature_scales``, ``noise``.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range (named in the message), or sizes that would not
+        fit in memory.
+
+    Examples
+    --------
+    >>> from rlmlib.synthetic import alpha_like
+    >>> ds = alpha_like(m=1000, n=20, spectrum=100.0, scale_range=10.0)
+    >>> ds.shape, bool(ds.cond > 100)
+    ((1000, 20), True)
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1)
@@ -565,8 +697,43 @@ def correlated_lasso(m, n, *, rho, snr=3.0, noise_sd=None, m_test=0, seed=0):
     signal-to-noise ratio is 3.0" without spelling it out; for the variance-ratio convention
     pass ``snr=sqrt(3)``.) ``noise_sd=k`` fixes k instead (the variant with k = 3).
 
-    Returns a Dataset (task 'regression') with ``truth``: ``beta``, ``k``, ``snr`` (the
-    population value actually used), ``b``.
+    Parameters
+    ----------
+    m, n : int >= 1
+        Number of training rows and features.
+    rho : float in [0, 1)
+        Correlation of every pair of features.
+    snr : float > 0
+        Population ratio of standard deviations of signal and noise.
+    noise_sd : float >= 0, optional
+        Fixes the noise scale k instead of ``snr``.
+    m_test : int >= 0
+        Size of a test sample from the same distribution (0 for none).
+    seed : int >= 0
+        Seed of every draw.
+
+    Returns
+    -------
+    Dataset
+        Task 'regression', with ``truth``: ``beta``, ``k``, ``snr`` (the population value
+        actually used), ``b``, ``rho``.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range (named in the message), or sizes that would not
+        fit in memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.synthetic import correlated_lasso
+    >>> ds = correlated_lasso(20000, 5, rho=0.5, snr=3.0)
+    >>> C = np.corrcoef(ds.X, rowvar=False)
+    >>> bool(np.allclose(C[np.triu_indices(5, 1)], 0.5, atol=0.03))
+    True
+    >>> round(ds.snr, 12), ds.beta[:2].round(4).tolist()
+    (3.0, [-1.0, 0.9048])
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1)
@@ -618,8 +785,44 @@ def eigen_decay(m, n, *, decay="poly", tau=1.0, task="regression", noise=0.1, se
     ``noise`` for ``task='binary'``. Rows are not i.i.d. (``U`` is orthonormal), so there is
     no ``m_test``.
 
-    Returns a Dataset with ``truth``: ``eigenvalues`` (s, decreasing), ``V``, ``w_hidden``,
-    ``coherence``.
+    Parameters
+    ----------
+    m : int >= 1
+        Number of rows.
+    n : int in [1, m]
+        Number of features.
+    decay : {'poly', 'exp'}
+        Polynomial or exponential decay of the eigenvalues.
+    tau : float in [0, 1e6]
+        Its rate.
+    task : {'regression', 'binary'}
+        Real targets or labels -1/+1.
+    noise : float >= 0
+        Standard deviation of the target noise, or (binary) the probability in [0, 0.5)
+        that a label is flipped.
+    seed : int >= 0
+        Seed of every draw.
+
+    Returns
+    -------
+    Dataset
+        Dense X, and ``truth``: ``eigenvalues`` (s, decreasing), ``V``, ``w_hidden``,
+        ``coherence``.
+
+    Raises
+    ------
+    ValueError
+        For an argument out of its range (named in the message), or sizes that would not
+        fit in memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.synthetic import eigen_decay
+    >>> ds = eigen_decay(200, 5, decay="poly", tau=2.0)
+    >>> C = ds.X.T @ ds.X / 200
+    >>> np.linalg.eigvalsh(C)[::-1].round(6).tolist()
+    [1.0, 0.25, 0.111111, 0.0625, 0.04]
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1, m)

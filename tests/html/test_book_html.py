@@ -221,3 +221,55 @@ def test_student_launch_buttons_open_the_student_branch():
     assert "mybinder.org/v2/gh/" in student and "mybinder.org/v2/gh/" in normal
     assert "/student?" in student and "/main?" not in student
     assert "/main?" in normal
+
+
+class _Pre(HTMLParser):
+    """The text of every <pre> block, with whether it is a cell's printed output."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.blocks, self._text = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "img", "meta", "link", "input", "hr", "source"):
+            return
+        self.stack.append((tag, dict(attrs).get("class") or ""))
+        if tag == "pre":
+            self._text = []
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, cls = self.stack.pop()
+            if t == tag:
+                break
+        if tag == "pre" and self._text is not None:
+            output = any("cell_output" in c for _, c in self.stack)
+            self.blocks.append((output, "".join(self._text)))
+            self._text = None
+
+    def handle_data(self, data):
+        if self._text is not None:
+            self._text.append(data)
+
+
+def long_pre_lines(html_text, width=88):
+    """(is output, line) of the lines of <pre> blocks longer than `width` columns."""
+    p = _Pre()
+    p.feed(html_text)
+    return [(out, line) for out, text in p.blocks for line in text.splitlines()
+            if len(line) > width]
+
+
+def test_long_pre_lines_finds_output():
+    page = ('<div class="cell_output docutils container"><div class="output stream">'
+            f'<pre>short\n{"x" * 89}</pre></div></div><pre>{"y" * 88}</pre>')
+    assert long_pre_lines(page) == [(True, "x" * 89)]
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p not in GENERATED])
+def test_code_and_printed_output_fit(page):
+    """Code and printed output fit in 88 columns (nothing scrolls sideways at 1280 px): every
+    line of every <pre> block of the page, executed outputs included."""
+    bad = long_pre_lines((HTML / page).read_text(encoding="utf8"))
+    assert not bad, f"{page}: {len(bad)} lines over 88 columns, e.g. " + "; ".join(
+        f"{'output' if out else 'code'}: {line[:70]}..." for out, line in bad[:5])
