@@ -41,7 +41,7 @@ def _checked(X):
 
 def build(X, *, sigma, beta, m, seed):
     """The Preconditioner of dask rows X, read block by block (see the module docstring)."""
-    from .precond import assemble, thin_factor
+    from .precond import _assemble, _thin_factor
 
     X = _checked(X)
     mr, n = (int(v) for v in X.shape)
@@ -58,7 +58,7 @@ def build(X, *, sigma, beta, m, seed):
         rng = np.random.default_rng(seed)
         sample = np.sort(rng.choice(mr, size=m, replace=False))   # as in memory
         S = np.ascontiguousarray(X[sample].compute())             # s x n, in memory
-        c, M = thin_factor(S @ S.T, m)
+        c, M = _thin_factor(S @ S.T, m)
         basis = np.ascontiguousarray(S.T)
         shift = np.zeros(mr)
         shift[sample] = mr / m
@@ -67,6 +67,6 @@ def build(X, *, sigma, beta, m, seed):
     Q = np.ascontiguousarray((X @ proj).compute())                 # second pass
     row2 = (X * X).sum(axis=1).compute()
     total, total2 = (float(v) for v in (X.sum().compute(), (X * X).sum().compute()))
-    return assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
+    return _assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
                     c=c, Q=Q, row2=row2, shift=shift, fingerprint=(mr, n, mr * n, total, total2),
                     times=(t0, t1), chunked=True)

@@ -85,7 +85,7 @@ def logistic_beta(R):
     return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
 
 
-def check_beta(beta, loss=None):
+def _check_beta(beta, loss=None):
     """beta > 0 and, for a given loss, at most its curvature (ValueError otherwise)."""
     beta = check_positive("beta", beta)
     if loss is not None:
@@ -276,6 +276,17 @@ class Preconditioner:
     diagnostics ``numerical_rank``, ``mean_norm2`` and ``coherence`` are computed on first
     access (O(r) and O(m) from those arrays) and cached; they are not part of
     ``build_seconds``.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.random.default_rng(0).standard_normal((50, 4))
+    >>> P = rlmlib.precondition(X, sigma=0.1, beta=1.0)
+    >>> P.exact, P.rank
+    (True, 4)
+    >>> w = np.ones(4)
+    >>> bool(np.allclose(P.to_original(P.to_transformed(w)), w))
+    True
     """
 
     def __init__(self, **kw):
@@ -400,7 +411,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         The regularization weight σ of (σ/2)‖w‖².
     beta : float > 0
         The curvature β moved out of the loss (at most 1 for the squared loss, 1/4 for the
-        logistic loss; see :func:`logistic_beta`).
+        logistic loss; see :func:`rlmlib.precond.logistic_beta`).
     m : int or None
         Sample size s (1 <= s <= m_rows), or None for the exact preconditioner.
     seed : int >= 0
@@ -435,7 +446,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     # single-threaded solver kernels that follow (DESIGN.md, "Data representation").
     if is_dask_array(X):  # out of core: built block by block (rlmlib/_precond_chunks.py)
         sigma = check_sigma(sigma)
-        beta = check_beta(beta, loss)
+        beta = _check_beta(beta, loss)
         if m is None and X.ndim == 2 and X.shape[1] > EXACT_MAX_FEATURES:
             raise ValueError(
                 f"the exact preconditioner (m=None) needs an n x n eigendecomposition; n = "
@@ -449,7 +460,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
 def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
     sigma = check_sigma(sigma)
-    beta = check_beta(beta, loss)
+    beta = _check_beta(beta, loss)
     seed = check_seed(seed)
     rows, A = _matrix(X)
     mr, n = n_rows(rows), rows.n_features
@@ -479,7 +490,7 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         # the kept ones, about 1e-16 c_max / c_j, enters H^-1 only through e_j, which is
         # of order c_j (beta/sigma)^2 for small c_j: an error of ~1e-16 c_max beta/sigma.
         G = S @ S.T
-        c, M = thin_factor(G.toarray() if not isinstance(G, np.ndarray) else G, m)
+        c, M = _thin_factor(G.toarray() if not isinstance(G, np.ndarray) else G, m)
         basis = S.T.tocsr() if not isinstance(S, np.ndarray) else np.ascontiguousarray(S.T)
         shift = np.zeros(mr)
         shift[sample] = mr / m
@@ -505,12 +516,12 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     else:
         np.matmul(A, basis if M is None else basis @ M, out=Q)   # U = S^T M first: r <= s
         _row_norms2(rows.data, rows.indptr, row2)
-    return assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
+    return _assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
                     c=c, Q=Q, row2=row2, shift=shift, fingerprint=_fingerprint(rows, row2),
                     times=(t0, t1))
 
 
-def thin_factor(G, s):
+def _thin_factor(G, s):
     """Eigenvalues c (decreasing) of S S^T / s from its Gram matrix G = S S^T (s x s, dense),
     and M = W diag(1/sqrt(s c)) so that U = S^T M has orthonormal columns and
     Chat = S^T S / s = U diag(c) U^T. Directions with c_j below 1e-12 c_max are dropped."""
@@ -522,7 +533,7 @@ def thin_factor(G, s):
     return c, np.ascontiguousarray(W / np.sqrt(s * c))
 
 
-def assemble(*, sigma, beta, m, seed, sample, basis, M, c, Q, row2, shift, fingerprint,
+def _assemble(*, sigma, beta, m, seed, sample, basis, M, c, Q, row2, shift, fingerprint,
              times, **more):
     """The Preconditioner from its factor (c, basis, M), the rows' coordinates Q = X U and
     squared norms row2: e, ||xhat_i||^2, the numerical rank and the coherence. ``times`` =
@@ -548,6 +559,23 @@ def numerical_rank(eigenvalues, ratio):
 
     With ratio = sigma/beta this is the numerical rank of the data (the paper's
     effective degrees of freedom), the mean of ||H^(-1/2) x_i||^2.
+
+    Parameters
+    ----------
+    eigenvalues : array-like of float >= 0
+        The eigenvalues c_j of the second-moment matrix C.
+    ratio : float > 0
+        sigma/beta.
+
+    Returns
+    -------
+    float
+        gamma, between 0 and the number of non-zero eigenvalues.
+
+    Raises
+    ------
+    ValueError
+        For ratio <= 0, or an eigenvalue that is negative or not finite.
 
     Examples
     --------
@@ -576,8 +604,11 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     Parameters
     ----------
     X : array-like or sparse matrix
+        The training rows.
     sigma, beta : float > 0
+        Regularization weight and the curvature moved out of the loss.
     loss : {'squared', 'logistic'}
+        Loss of the problem (its smoothness L and curvature bound on beta).
     m : int or None
         Sample size for the preconditioner (None: exact when n is small enough, else
         a sample of min(m_rows, 500) rows).
@@ -591,6 +622,12 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
         ``kappa``, ``kappa_hat``, ``R2``, ``R2_hat``, ``numerical_rank``, ``coherence``,
         ``method`` ('exact' or 'estimated from s sampled rows').
 
+    Raises
+    ------
+    ValueError
+        For sigma or beta <= 0, beta above the loss's curvature, an unknown loss, or a
+        ``precondition`` built for another sigma, beta or X.
+
     Examples
     --------
     >>> import numpy as np, rlmlib
@@ -600,7 +637,7 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     ('exact', True)
     """
     sigma = check_sigma(sigma)
-    beta = check_beta(beta, loss)
+    beta = _check_beta(beta, loss)
     L = LOSSES[loss]["smoothness"]
     rows = as_rows(X)
     if precondition is None:
@@ -657,7 +694,7 @@ def row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum):
     return z
 
 
-def solver_setup(name, X, y, sigma, loss, step, precondition):
+def _solver_setup(name, X, y, sigma, loss, step, precondition):
     """Checked arrays for ``sag``/``svrg``: plain problem when ``precondition`` is None, else
     the transformed one (in the original coordinates, see the module docstring)."""
     from ._checks import check_X_y
@@ -694,7 +731,7 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
         if not math.isclose(P.sigma, sigma, rel_tol=1e-12):
             raise ValueError(f"precondition was built for sigma={P.sigma!r}, but sigma="
                              f"{sigma!r}: build it with the solver's sigma")
-        check_beta(P.beta, loss)
+        _check_beta(P.beta, loss)
         P.check_data(rows)
         U, Q, e, alpha2, rho = P.U_apply, P.Q, P.e, P.alpha2, P.beta
         shift = P.beta * P.shift

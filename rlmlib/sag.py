@@ -28,7 +28,7 @@ from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import check_checkpoints, make_evaluate, run_checkpointed
 from .losses import loss_deriv
-from .precond import RENORM, catch_up_all, row_margin, solver_setup
+from .precond import RENORM, catch_up_all, row_margin, _solver_setup
 
 
 @njit(cache=True)
@@ -132,7 +132,7 @@ def sag(X, y, *, sigma, epochs, loss, step=None, precondition=None, seed=0,
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
-    A = solver_setup("sag", X, y, sigma, loss, step, precondition)
+    A = _solver_setup("sag", X, y, sigma, loss, step, precondition)
     rows, m = A["rows"], A["m"]
     check_steps("epochs", epochs * m, "epochs * m")
     test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])

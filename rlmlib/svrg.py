@@ -24,7 +24,7 @@ from ._prefetch import prefetch_ahead
 from ._result import Result
 from ._runner import check_checkpoints, make_evaluate, run_checkpointed
 from .losses import loss_deriv
-from .precond import RENORM, catch_up_all, row_margin, solver_setup
+from .precond import RENORM, catch_up_all, row_margin, _solver_setup
 
 
 @njit(cache=True)
@@ -143,7 +143,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     seed = check_seed(seed)
     order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
-    A = solver_setup("svrg", X, y, sigma, loss, step, precondition)
+    A = _solver_setup("svrg", X, y, sigma, loss, step, precondition)
     rows, m = A["rows"], A["m"]
     inner = 2 * m if inner is None else check_int("inner", inner)
     stages = math.ceil(epochs / (1.0 + inner / m))

@@ -19,12 +19,7 @@ import rlmlib
 
 #: public names whose docstrings still lack sections, each with the reason; the test fails
 #: when one of them gains its sections (then remove it here)
-PENDING = {
-    # rlmlib/precond.py is being edited by the preconditioning session (issue 13 left it)
-    "rlmlib.precond.Preconditioner", "rlmlib.precond.assemble", "rlmlib.precond.check_beta",
-    "rlmlib.precond.condition_numbers", "rlmlib.precond.numerical_rank",
-    "rlmlib.precond.solver_setup", "rlmlib.precond.thin_factor",
-}
+PENDING = set()   # names known to lack a section (none today)
 
 MODULES = sorted(f"rlmlib.{m.name}" for m in pkgutil.iter_modules(rlmlib.__path__)
                  if not m.name.startswith("_"))
