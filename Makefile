@@ -75,8 +75,10 @@ bench: $(STAMP)
 
 # ----------------------------------------------------------------------------- recorded runs
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
-# (about an hour each on two cores; the preconditioning page about 6 minutes). A copy of the chapter is executed: jupytext refuses to
-# write back a source that was edited during the run. Commit the JSON file afterwards.
+# (about half an hour in all on two cores: Pegasos 20 min, SGD-QN 6, preconditioning 4-6, as
+# measured on 2026-11-23 with other jobs on the machine). A copy of each chapter is executed:
+# jupytext refuses to write back a source that was edited during the run. Commit the JSON
+# files afterwards.
 # `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
 # cluster instead of the embedded one (chapters/implementation/cluster.md).
 RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md \
