@@ -228,7 +228,7 @@ def _matrix(X):
 
 
 class Preconditioner:
-    """H^(-1/2) for one data matrix, built by :func:`precondition` (do not call directly).
+    """H^(-1/2) for one data matrix, built by :func:`rlmlib.precondition` (do not call directly).
 
     Attributes
     ----------
