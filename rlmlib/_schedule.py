@@ -168,6 +168,17 @@ class Problem:
         """None (select) or a finite t0 > 0."""
         return None if t0 is None else check_positive("t0", t0)
 
+    def choose_t0(self, t0, one_pass):
+        """(t0, selected, info): a checked ``t0`` as given, or, for None, the paper's
+        selection (:func:`select_t0`) with ``one_pass(rows, y, t0) -> w``; ``info`` then holds
+        the table of primals and the seconds the selection took."""
+        t0 = self.check_t0(t0)
+        if t0 is not None:
+            return t0, False, {}
+        secs, (t0, table) = timed(select_t0, one_pass, self.rows, self.y, self.sigma,
+                                  self.code, self.seed)
+        return t0, True, {"t0_table": table, "t0_seconds": secs}
+
     def run(self, name, steps, get_w, params, info=None, on_checkpoint=None):
         """Run ``steps(idx, start, stop, t)`` over epochs * m steps in the chosen order,
         with checkpoints; return the Result."""
@@ -209,6 +220,14 @@ class Problem:
     def unsigned(self):
         """(indices, indptr) as unsigned views for the kernels."""
         return unsigned_index(self.rows)
+
+
+def storage_pass(steps, rows, y):
+    """Run ``steps(rows, y, indices, indptr, order, start, stop, t_first, look_ahead)`` once
+    over ``rows`` in storage order from t = 0 (the one pass of the t0 selection)."""
+    m = rows.indptr.shape[0] - 1
+    steps(rows, y, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
+          np.arange(m, dtype=np.uint64), 0, m, 0, False)
 
 
 def timed(f, *args):

@@ -28,7 +28,7 @@ from numba import njit
 
 from ._checks import check_int, check_interval, check_positive, sigma_keyword
 from ._prefetch import prefetch_ahead
-from ._schedule import Problem, axpy, dot, select_t0, timed
+from ._schedule import Problem, axpy, dot, storage_pass
 from .losses import loss_deriv
 
 #: Schraudolph et al.'s scale of the first direction (no pair yet): eps * g
@@ -206,19 +206,13 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
-    t0 = p.check_t0(t0)
-    info = {}
-    selected = t0 is None
-    if selected:
-        def one_pass(rows, ys, t0_try):
-            run = _Run(p, memory, t0_try, eta0, damping)
-            m = rows.indptr.shape[0] - 1
-            run.steps(rows, ys, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
-                      np.arange(m, dtype=np.uint64), 0, m, 0, False)
-            return run.w
 
-        secs, (t0, table) = timed(select_t0, one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
-        info.update(t0_table=table, t0_seconds=secs)
+    def one_pass(rows, ys, t0_try):
+        trial = _Run(p, memory, t0_try, eta0, damping)
+        storage_pass(trial.steps, rows, ys)
+        return trial.w
+
+    t0, selected, info = p.choose_t0(t0, one_pass)
     run = _Run(p, memory, t0, eta0, damping)
     indices, indptr = p.unsigned()
 

@@ -46,8 +46,7 @@ from numba import njit
 
 from ._checks import check_choice, sigma_keyword
 from ._prefetch import prefetch_ahead
-from ._schedule import (Problem, axpy_diag, check_skip, dot, select_t0, shrink_diag,
-                        timed)
+from ._schedule import Problem, axpy_diag, check_skip, dot, shrink_diag, storage_pass
 from .losses import loss_deriv
 
 VARIANTS = ("corrected", "2009", "corrected_code")
@@ -279,19 +278,13 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     variant = check_choice("variant", variant, VARIANTS)
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
     skip, skip_default = check_skip(skip, p.rows)
-    t0 = p.check_t0(t0)
-    info = {}
-    selected = t0 is None
-    if selected:
-        def one_pass(rows, ys, t0_try):
-            run = _Run(p, variant, t0_try, skip)
-            m = rows.indptr.shape[0] - 1
-            run.steps(rows, ys, rows.indices.view(np.uint32), rows.indptr.view(np.uint64),
-                      np.arange(m, dtype=np.uint64), 0, m, 0, False)
-            return run.w
 
-        secs, (t0, table) = timed(select_t0, one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
-        info.update(t0_table=table, t0_seconds=secs)
+    def one_pass(rows, ys, t0_try):
+        trial = _Run(p, variant, t0_try, skip)
+        storage_pass(trial.steps, rows, ys)
+        return trial.w
+
+    t0, selected, info = p.choose_t0(t0, one_pass)
     run = _Run(p, variant, t0, skip)
     indices, indptr = p.unsigned()
     done = [0]

@@ -22,7 +22,7 @@ from numba import njit
 
 from ._checks import sigma_keyword
 from ._prefetch import prefetch_ahead
-from ._schedule import Problem, axpy, check_skip, dot, scale, select_t0, timed
+from ._schedule import Problem, axpy, check_skip, dot, scale
 from .losses import loss_deriv
 
 
@@ -122,13 +122,7 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
     """
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
     skip, skip_default = check_skip(skip, p.rows)
-    t0 = p.check_t0(t0)
-    info = {}
-    selected = t0 is None
-    if selected:
-        secs, (t0, table) = timed(select_t0, _one_pass(p, skip), p.rows, p.y, p.sigma,
-                                  p.code, p.seed)
-        info.update(t0_table=table, t0_seconds=secs)
+    t0, selected, info = p.choose_t0(t0, _one_pass(p, skip))
     w = np.zeros(p.n)
     state = np.array([float(skip)])
     indices, indptr = p.unsigned()
