@@ -27,7 +27,8 @@ def _numba_cache_dir():
 # numba reads NUMBA_CACHE_DIR when it is first imported: keep its disk cache inside the
 # project, per version of the sources, so that environments and edits never share (possibly
 # stale) compiled kernels.
-_os.environ.setdefault("NUMBA_CACHE_DIR", _numba_cache_dir())
+if "NUMBA_CACHE_DIR" not in _os.environ:   # hash the sources only when it is needed
+    _os.environ["NUMBA_CACHE_DIR"] = _numba_cache_dir()
 
 __version__ = "0.1.0"
 
