@@ -106,14 +106,18 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         ``res.trace.epoch`` counts passes and ``res.trace.iteration`` stages.
     loss : {'squared', 'logistic'}
     step : float > 0 or None
-        None: 1/L_max as in ``rlmlib.sag`` (the paper's choice: "the smoothness parameter
-        of the individual loss function plus the regularization term"). It has no
-        guarantee (Johnson and Zhang's analysis takes η = 0.1/L with longer stages); when
-        κ is small against m a smaller step can be faster (on ``eigen_decay(2000, 60,
-        tau=0)``, 0.1/L_max reached a gap 30x smaller in 10 epochs), when κ ≫ m it is
-        slower.
+        Step η. None: chosen with ``inner`` by κ = L_max/ρ against m (ρ = σ, or β with
+        preconditioning; L_max as in ``rlmlib.sag``), from Johnson and Zhang's bound on the
+        contraction of one stage, α = 1/(ρη(1 − 2L_max η) m_in) + 2L_max η/(1 − 2L_max η):
+        when κ < 0.03 m, η = 0.1/L_max and inner = m/2 make α < 1 with stages of 1.5
+        passes (measured: preconditioned ridge, 4,000 × 100, eigenvalues i⁻², σ = 1e-4,
+        κ̂ = 109: relative gap 4e-14 after 15 passes where (1/L_max, 2m) gave 2.1e-3 and
+        ``sag`` 8.7e-9); otherwise (κ ≫ m, no stage length of order m is covered by the
+        bound) 1/L_max and 2m, the paper's choice and the best of a grid of η ∈ {1, 0.5,
+        0.25, 0.1}/L_max × inner ∈ {m/4, m/2, m, 2m} on the same data without
+        preconditioning (κ = 1.6e5). ``res.params['default']`` says which rule ran.
     inner : int >= 1 or None
-        Steps per stage; None: 2m (Johnson and Zhang's suggestion, used by the paper).
+        Steps per stage; None: with ``step`` as above.
     precondition : Preconditioner or None
         Solve the transformed problem; ``res.w`` is in the ORIGINAL coordinates.
     seed, order, n_checkpoints, X_test, y_test, progress
@@ -144,8 +148,16 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
     A = solver_setup("svrg", X, y, sigma, loss, step, precondition)
+    inner_given = inner
     rows, m = A["rows"], A["m"]
-    inner = 2 * m if inner is None else check_int("inner", inner)
+    kappa = A["Lmax"] / A["rho"]
+    rule = "bound" if kappa < 0.03 * m else "paper"
+    if inner is None:
+        inner = max(1, m // 2) if rule == "bound" else 2 * m
+    else:
+        inner = check_int("inner", inner)
+    if step is None:
+        A["step"] = 0.1 / A["Lmax"] if rule == "bound" else 1.0 / A["Lmax"]
     stages = math.ceil(epochs / (1.0 + inner / m))
     check_steps("epochs", stages * inner, "stages * inner")
     test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])
@@ -180,5 +192,6 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
               "loss": loss, "step": A["step"], "L_max": A["Lmax"],
               "preconditioned": precondition is not None,
               "beta": None if precondition is None else precondition.beta,
-              "seed": seed, "order": order}
+              "seed": seed, "order": order, "kappa": kappa,
+              "default": rule if step is None or inner_given is None else None}
     return Result(w=get_w(), solver="svrg", params=params, trace=trace, classes=A["classes"])
