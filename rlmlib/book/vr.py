@@ -217,3 +217,134 @@ def sdca_literal(X, y, sigma, idx, loss="hinge", newton=12):
         w = w + (new - alpha[i]) * X[i] / (sigma * m)
         alpha[i] = new
     return w, alpha
+
+
+METHODS = ("sgd", "sag", "saga", "svrg", "sdca")
+
+
+def gap_curves(X, y, sigma, epochs, *, methods=METHODS, loss="logistic", seed=0,
+               F_star=None, **options):
+    """Relative gap (F − F*)/F* against passes and seconds for each method, one checkpoint
+    per pass (SVRG: per stage), default hyperparameters.
+
+    Parameters
+    ----------
+    X, y : data
+    sigma : float
+    epochs : int
+        Passes over the data.
+    methods : sequence of str
+        Registered solver names.
+    loss : str
+    seed : int
+    F_star : float or None
+        The optimum; None: ``rlmlib.lbfgs`` to tol 1e-13.
+    **options
+        Per-method keyword arguments, e.g. ``svrg={"inner": 100}``.
+
+    Returns
+    -------
+    dict
+        name -> dict(epoch, seconds, gap, result); plus 'F_star'.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.book.vr import gap_curves
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 4)); y = np.sign(X[:, 0])
+    >>> c = gap_curves(X, y, 0.1, 20, methods=("saga", "sdca"))
+    >>> bool(c["saga"]["gap"][-1] < 1e-8 and c["sdca"]["gap"][-1] < 1e-8)
+    True
+    """
+    import rlmlib
+
+    if F_star is None:
+        F_star = rlmlib.lbfgs(X, y, sigma=sigma, loss=loss, tol=1e-13).objective
+    out = {"F_star": F_star}
+    for name in methods:
+        res = rlmlib.SOLVERS[name](X, y, sigma=sigma, epochs=epochs, loss=loss, seed=seed,
+                                   n_checkpoints=epochs, **options.get(name, {}))
+        tr = res.trace
+        gap = np.maximum((tr.objective - F_star) / abs(F_star), 1e-16)
+        out[name] = {"epoch": tr.epoch, "seconds": tr.seconds, "gap": gap, "result": res}
+    return out
+
+
+def linear_rate(epoch, gap, lo=1e-12, hi=1e-2):
+    """The measured contraction per pass: 10 to the least-squares slope of log10(gap)
+    against passes, over the checkpoints with lo < gap < hi (NaN with fewer than 3).
+
+    Parameters
+    ----------
+    epoch, gap : numpy.ndarray
+    lo, hi : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.book.vr import linear_rate
+    >>> e = np.arange(10.0)
+    >>> round(linear_rate(e, 0.5 ** e), 6)
+    0.5
+    """
+    keep = (gap > lo) & (gap < hi)
+    if keep.sum() < 3:
+        return float("nan")
+    slope = np.polyfit(epoch[keep], np.log10(gap[keep]), 1)[0]
+    return float(10.0 ** slope)
+
+
+def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
+    """Contraction per pass that the theorems of the part guarantee for the library's
+    defaults (logistic or squared loss, R² = max‖xᵢ‖², L = loss smoothness · R²):
+    SAGA (Defazio et al., η = 1/(3L)): (1 − min(1/(4m), σ/(3L)))^m; SDCA (Shalev-Shwartz
+    and Zhang, γ = 1/loss smoothness): (1 − s/m)^m, s = σmγ/(R² + σmγ); SVRG (Johnson and
+    Zhang, η = 0.1/L_max, when its default rule is 'bound'): α^(m/(m + m_in)); SAG
+    (Schmidt et al., η = 1/(16L)): (1 − min(σ/(16L), 1/(8m)))^m, a step the library's
+    default 1/L_max exceeds. NaN where no theorem covers the defaults.
+
+    Parameters
+    ----------
+    X : array or sparse matrix
+    sigma : float
+    m_in : int or None
+        SVRG's inner length.
+    svrg_rule : str or None
+        ``res.params['default']`` of the SVRG run.
+    loss : {'logistic', 'squared'}
+
+    Returns
+    -------
+    dict
+        method -> factor per pass.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.book.vr import theory_rates
+    >>> r = theory_rates(np.eye(4), 1.0)
+    >>> 0 < r["saga"] < 1 and 0 < r["sdca"] < 1
+    True
+    """
+    sq = X.multiply(X).sum(axis=1) if hasattr(X, "multiply") else (X * X).sum(axis=1)
+    R2 = float(np.max(sq))
+    m = X.shape[0]
+    lsm = 0.25 if loss == "logistic" else 1.0
+    L = lsm * R2
+    out = {"sgd": float("nan")}
+    out["saga"] = (1 - min(1 / (4 * m), sigma / (3 * L))) ** m
+    out["sag"] = (1 - min(sigma / (16 * (L + sigma)), 1 / (8 * m))) ** m
+    gamma = 1 / lsm
+    s = sigma * m * gamma / (R2 + sigma * m * gamma)
+    out["sdca"] = (1 - s / m) ** m
+    out["svrg"] = float("nan")
+    if svrg_rule == "bound" and m_in:
+        kappa = (L + sigma) / sigma
+        a = kappa / (0.1 * 0.8 * m_in) + 0.25
+        out["svrg"] = a ** (m / (m + m_in)) if a < 1 else float("nan")
+    return out
