@@ -116,6 +116,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         bound) 1/L_max and 2m, the paper's choice and the best of a grid of η ∈ {1, 0.5,
         0.25, 0.1}/L_max × inner ∈ {m/4, m/2, m, 2m} on the same data without
         preconditioning (κ = 1.6e5). ``res.params['default']`` says which rule ran.
+        With ``inner`` given, None means 1/L_max: ``inner=2 * m`` is the paper's setting.
     inner : int >= 1 or None
         Steps per stage; None: with ``step`` as above.
     precondition : Preconditioner or None
@@ -154,8 +155,9 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     rule = "bound" if kappa < 0.03 * m else "paper"
     if inner is None:
         inner = max(1, m // 2) if rule == "bound" else 2 * m
-    else:
+    else:  # a given inner length keeps the paper's step (1/L_max) unless step is given
         inner = check_int("inner", inner)
+        rule = "paper"
     if step is None:
         A["step"] = 0.1 / A["Lmax"] if rule == "bound" else 1.0 / A["Lmax"]
     stages = math.ceil(epochs / (1.0 + inner / m))
