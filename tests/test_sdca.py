@@ -25,7 +25,7 @@ def problem(loss, m=150, n=8, seed=0):
 def test_equals_its_box(loss, order):
     X, y = problem(loss)
     res = rlmlib.sdca(sp.csr_matrix(X), y, sigma=0.02, epochs=4, loss=loss, order=order,
-                      seed=4)
+                      seed=4, shrinking=False)
     w, alpha = sdca_literal(X, y, 0.02, draws(len(y), 4 * len(y), order, 4), loss)
     np.testing.assert_allclose(res.w, w, rtol=1e-12, atol=1e-12 * np.abs(w).max())
     np.testing.assert_allclose(res.info["alpha"], alpha, rtol=1e-12, atol=1e-13)
@@ -50,10 +50,12 @@ def test_reaches_certified_optimum(loss):
     np.testing.assert_allclose(res.w, ref.w, atol=1e-5 * np.abs(ref.w).max())
 
 
-def test_hinge_optimum_by_kkt():
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_hinge_optimum_by_kkt(shrinking):
     # hinge has no smooth reference: check the KKT conditions of the dual at the end
     X, y = problem("hinge", m=300)
-    res = rlmlib.sdca(X, y, sigma=0.01, epochs=300, loss="hinge")
+    res = rlmlib.sdca(X, y, sigma=0.01, epochs=300, loss="hinge", shrinking=shrinking)
+    assert res.params["shrinking"] is shrinking
     b, s = res.info["alpha"] * y, y * (X @ res.w)
     assert res.info["gap"] < 1e-9
     assert np.all(s[b < 1e-9] >= 1 - 1e-6) and np.all(s[b > 1 - 1e-9] <= 1 + 1e-6)
@@ -76,8 +78,19 @@ def test_gap_bounds_true_gap(loss):
     np.testing.assert_allclose(w, res.w, atol=1e-12)
 
 
+def test_shrinking_skips_but_reaches_the_same_optimum():
+    X, y = problem("hinge", m=400)
+    a = rlmlib.sdca(X, y, sigma=0.01, epochs=200, shrinking=True)
+    b = rlmlib.sdca(X, y, sigma=0.01, epochs=200, shrinking=False)
+    assert a.info["active"] < 400 and b.info["active"] == 400   # it did skip examples
+    assert a.info["gap"] < 1e-9 and b.info["gap"] < 1e-9
+    np.testing.assert_allclose(a.w, b.w, atol=1e-4 * np.abs(b.w).max())
+
+
 def test_bad_inputs():
     X, y = problem("hinge")
+    with pytest.raises(TypeError, match="shrinking"):
+        rlmlib.sdca(X, y, sigma=0.1, shrinking="yes")
     with pytest.raises(ValueError, match="loss must be one of 'hinge'"):
         rlmlib.sdca(X, y, sigma=0.1, loss="absolute")
     with pytest.raises(ValueError, match="sigma"):

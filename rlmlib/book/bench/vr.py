@@ -84,7 +84,7 @@ def bench_saga(name, X, y, sigma, epochs, reps):
     return {"ratio": r, "F_ours": F_o, "F_sklearn": F_s, **t}
 
 
-def bench_sdca(name, X, y, sigma, reps, max_epochs=200):
+def bench_sdca(name, X, y, sigma, reps, max_epochs=600):
     """sdca (hinge) vs LinearSVC(dual=True) to the suboptimality scikit-learn reaches."""
     import rlmlib
     from sklearn.svm import LinearSVC
