@@ -862,16 +862,36 @@ def kappa(X, *, sigma, loss):
     return {"L": L, "R2": R2, "kappa": L / sigma}
 
 
-def _extreme_eigs(op, n, dense):
-    """Smallest and largest eigenvalue of a symmetric PSD matrix/operator of order n."""
+def _extreme_eigs(op, n, dense, diag=None):
+    """Smallest and largest eigenvalue of a symmetric positive definite matrix of order n:
+    dense (eigvalsh) or as an operator: Lanczos (scipy's eigsh) for the largest, LOBPCG with
+    a Jacobi preconditioner (``diag``, a block of 8 vectors: the bottom of the spectrum is
+    often a cluster, where Lanczos stalls) for the smallest, its residual checked."""
     if dense is not None:
         lam = np.linalg.eigvalsh(dense)
         return float(lam[0]), float(lam[-1])
-    from scipy.sparse.linalg import eigsh
+    import warnings
 
-    v0 = np.ones(n)
-    hi = float(eigsh(op, k=1, which="LA", v0=v0, tol=1e-8, return_eigenvectors=False)[0])
-    lo = float(eigsh(op, k=1, which="SA", v0=v0, tol=1e-8, return_eigenvectors=False)[0])
+    from scipy.sparse.linalg import eigsh, lobpcg
+
+    rng = np.random.default_rng(0)
+    hi = float(eigsh(op, k=1, which="LA", v0=rng.standard_normal(n), tol=1e-10,
+                     return_eigenvectors=False)[0])
+    block = max(1, min(8, n // 5))
+    X0 = rng.standard_normal((n, block))
+    M = None
+    if diag is not None:
+        from scipy.sparse import diags
+        M = diags(1.0 / diag)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # convergence is checked below
+        lam, vec = lobpcg(op, X0, M=M, largest=False, tol=1e-7, maxiter=2000)
+    j = int(np.argmin(lam))
+    lo, v = float(lam[j]), vec[:, j]
+    residual = np.linalg.norm(op @ v - lo * v) / np.linalg.norm(v)
+    if not residual <= 1e-6 * hi:
+        raise RuntimeError(f"the smallest eigenvalue did not converge (LOBPCG residual "
+                           f"{residual:.3g}, largest eigenvalue {hi:.3g})")
     return lo, hi
 
 
@@ -927,7 +947,24 @@ def _hessian_condition(A, d, sigma, b):
         def mv(v):
             v = np.ravel(v) * s
             return s * (A.T @ (d * (A @ v)) / m + sigma * v)
-        lo, hi = _extreme_eigs(LinearOperator((n, n), matvec=mv, dtype=np.float64), n, None)
+
+        def mm(V):
+            V = V * s[:, None]
+            return s[:, None] * (A.T @ (d[:, None] * (A @ V)) / m + sigma * V)
+
+        A2 = A.multiply(A) if sp.issparse(A) else A * A
+        col = np.asarray(A2.T @ d).ravel() / m
+        op = LinearOperator((n, n), matvec=mv, matmat=mm, dtype=np.float64)
+        if b is None and np.any(col == 0):
+            # a feature no weighted row touches: e_j is an eigenvector with eigenvalue
+            # sigma, the smallest possible since H - sigma I is positive semidefinite
+            from scipy.sparse.linalg import eigsh
+
+            hi = float(eigsh(op, k=1, which="LA", v0=np.random.default_rng(0)
+                             .standard_normal(n), tol=1e-10, return_eigenvectors=False)[0])
+            lo = sigma
+        else:
+            lo, hi = _extreme_eigs(op, n, None, s * s * (col + sigma))
     k = hi / lo if lo > 1e-12 * hi else math.inf
     return {"lambda_min": lo, "lambda_max": hi, "kappa": k}
 
@@ -961,6 +998,8 @@ def rescaled_condition(X, y, w, *, sigma, B, loss="squared_hinge"):
     ------
     ValueError
         For bad shapes, sigma <= 0, a B that is not positive, or another loss.
+    RuntimeError
+        When the smallest eigenvalue does not converge (many features).
 
     Examples
     --------
