@@ -377,3 +377,22 @@ def test_pgs_constants_against_enumeration(p):
         ex.pgs_constants(X, y, w, p=2.5, sigma=0.01, k=2)
     with pytest.raises(ValueError, match="k must be an integer >= 1, got 0"):
         ex.pgs_constants(X, y, w, p=p, sigma=0.01, k=0)
+
+
+@pytest.mark.parametrize("s", [None, 25])
+def test_precond_readout_numbers_against_numpy(s):
+    """The preconditioning explorable prints rlmlib.condition_numbers' kappa and kappa_hat
+    at the chosen sample size s: recomputed here from H = Chat + (sigma/beta) I by solves."""
+    import rlmlib
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 7)) * np.geomspace(1, 30, 7)
+    sigma, beta = 1e-3, 0.5
+    P = rlmlib.precondition(X, sigma=sigma, beta=beta, m=s)
+    k = rlmlib.condition_numbers(X, sigma=sigma, beta=beta, loss="squared", precondition=P)
+    rows = X if s is None else X[P.sample]
+    H = rows.T @ rows / rows.shape[0] + sigma / beta * np.eye(7)
+    R2h = max(x @ np.linalg.solve(H, x) for x in X)
+    R2 = max(x @ x for x in X)
+    assert k["kappa"] == pytest.approx((R2 + sigma) / sigma, rel=1e-12)
+    assert k["kappa_hat"] == pytest.approx(((1 - beta) * R2h + beta) / beta, rel=1e-8)
