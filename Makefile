@@ -40,9 +40,13 @@ $(STAMP): requirements.txt pyproject.toml
 env: $(STAMP)
 
 # JupyterLab on the chapters: .jupyter/labconfig makes a double-click open a chapter's .md
-# as a notebook (jupytext's viewer; tests/test_lab_viewer.py)
+# as a notebook (jupytext's viewer; tests/test_lab_viewer.py); jupyterlab-myst renders the
+# MyST of the Markdown cells.  As root (containers, CI) JupyterLab needs --allow-root.
+# LAB_FLAGS adds options, e.g. `make lab LAB_FLAGS="--ip=0.0.0.0 --no-browser"`.
+LAB_FLAGS ?=
 lab: $(STAMP)
-	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter $(VENV)/bin/jupyter lab
+	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter PYTHONPATH=$(CURDIR) $(VENV)/bin/jupyter lab \
+	  $$(test "$$(id -u)" = 0 && echo --allow-root || true) $(LAB_FLAGS)
 
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)
@@ -61,9 +65,12 @@ book-student: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest -q --ignore=tests/html
 
+# tests/html/test_explorables_browser.py drives JupyterLab and the built pages in Chromium
+# (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
-	$(PY) -m pytest -q tests/html
+	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py
+	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
 
 test: unit book book-student html-test
 
