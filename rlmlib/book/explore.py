@@ -516,10 +516,11 @@ class Explorer:
             a.set_position(Bbox.from_extents(x0, y0, x1, y1))
             a.set_in_layout(True)        # set_position takes it out of the layout
 
-    def _png(self) -> bytes:
+    def _png(self, drawn=False) -> bytes:
         from PIL import Image
 
-        self._canvas.draw()
+        if not drawn:
+            self._canvas.draw()
         w, h = self._canvas.get_width_height()
         buf = io.BytesIO()
         image = Image.frombuffer("RGBA", (w, h), self._canvas.buffer_rgba())
@@ -556,16 +557,41 @@ class Explorer:
                 pass
         return data, timing
 
+    def _fits(self) -> bool:
+        """Whether the frame just drawn fits its layout: every axes' labels inside the
+        figure and clear of the other axes (checked on the drawn frame, much cheaper than
+        a layout pass)."""
+        r = self._canvas.get_renderer()
+        fb = self.fig.bbox
+        axes = self._axes()
+        boxes = [a.get_tightbbox(r) for a in axes]
+        for i, tb in enumerate(boxes):
+            if tb is None:
+                continue
+            if (tb.x0 < fb.x0 - 0.5 or tb.y0 < fb.y0 - 0.5 or tb.x1 > fb.x1 + 0.5
+                    or tb.y1 > fb.y1 + 0.5):
+                return False
+            for j, other in enumerate(axes):
+                if j != i and other.get_visible() and tb.overlaps(other.bbox):
+                    return False
+        return True
+
     def render(self, **values) -> tuple[bytes, str, float]:
         """Compute and draw one frame: (PNG bytes, readout text, :class:`Timing`).
 
-        The layout is widened when this frame's labels need more room than the frames
+        The layout is widened when this frame's labels do not fit the layout of the frames
         before (live mode); the static figure fits its layout over all frames first."""
         data, timing = self.compute_timed(**values)
         self._draw_data(data)
-        self._fit_layout()
+        if self._positions is None:
+            self._fit_layout()
         self._apply_layout()
-        return self._png(), self._text(data, timing), timing
+        self._canvas.draw()
+        if not self._fits():
+            self._fit_layout()
+            self._apply_layout()
+            self._canvas.draw()
+        return self._png(drawn=True), self._text(data, timing), timing
 
     # ------------------------------------------------------------------ static mode
     def frames(self):
