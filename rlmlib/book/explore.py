@@ -49,8 +49,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 __all__ = ["explore", "Slider", "Explorer", "Timing", "TimedCache", "measure",
-           "format_seconds", "mode", "MAX_FRAMES", "REPEAT_BELOW", "kappa", "gram_condition", "rescaled_condition",
-           "pgs_constants"]
+           "format_seconds", "mode", "MAX_FRAMES", "REPEAT_BELOW", "kappa",
+           "gram_condition", "rescaled_condition", "pgs_constants"]
 
 #: largest number of precomputed frames of one static figure (the page embeds them all)
 MAX_FRAMES = 64
