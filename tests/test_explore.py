@@ -396,3 +396,25 @@ def test_precond_readout_numbers_against_numpy(s):
     R2 = max(x @ x for x in X)
     assert k["kappa"] == pytest.approx((R2 + sigma) / sigma, rel=1e-12)
     assert k["kappa_hat"] == pytest.approx(((1 - beta) * R2h + beta) / beta, rel=1e-8)
+
+
+def test_live_redraw_shows_computing_and_image_at_pixel_size():
+    pytest.importorskip("ipywidgets")
+    seen = []
+
+    def compute(a, b):
+        if box_ref:
+            seen.append((box_ref[0].readout.value,
+                         "rlm-busy" in box_ref[0].image._dom_classes))
+        return _compute(a, b)
+
+    box_ref = []
+    e = ex.explore(compute, CONTROLS, _draw, _readout, display_mode="live")
+    box = e.widget()
+    box_ref.append(box)
+    w, h = e.pixel_size
+    assert box.image.layout.width == f"{w}px" and box.image.width == str(w)
+    box.sliders["a"].value = 2.0
+    assert seen and "computing… a = 2, b = 0" in seen[0][0] and seen[0][1]
+    assert "computing" not in box.readout.value
+    assert "rlm-busy" not in box.image._dom_classes
