@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -155,7 +156,10 @@ def test_chapter_in_jupyterlab(browser, lab, chapter):
 
     base, token = lab
     path = ROOT / chapter
-    sources = {p: p.read_bytes() for p in (ROOT / "chapters").rglob("*.md")}
+    checkpoints = set((ROOT / "chapters").rglob(".ipynb_checkpoints"))
+    # the tracked sources (JupyterLab's own .ipynb_checkpoints/ are not the book's)
+    sources = {p: p.read_bytes() for p in (ROOT / "chapters").rglob("*.md")
+               if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)}
     browser.set_window_size(1280, 800)
     folder, name = chapter.rsplit("/", 1)
     browser.get(f"{base}/lab/tree/{folder}?token={token}&reset")
@@ -219,6 +223,9 @@ def test_chapter_in_jupyterlab(browser, lab, chapter):
     _wait(browser, _NB + "return !w.context.model.dirty;", 60, "the save")
     time.sleep(1)
     changed = [str(p.relative_to(ROOT)) for p, b in sources.items() if p.read_bytes() != b]
+    for d in (ROOT / "chapters").rglob(".ipynb_checkpoints"):   # JupyterLab's, not ours
+        if d.is_dir() and d not in checkpoints:
+            shutil.rmtree(d)
     for p, b in sources.items():          # leave the work tree as it was
         if p.read_bytes() != b:
             p.write_bytes(b)
