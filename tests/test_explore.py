@@ -418,3 +418,14 @@ def test_live_redraw_shows_computing_and_image_at_pixel_size():
     assert seen and "computing… a = 2, b = 0" in seen[0][0] and seen[0][1]
     assert "computing" not in box.readout.value
     assert "rlm-busy" not in box.image._dom_classes
+
+
+def test_rescaled_condition_with_constant_B_is_that_of_H():
+    X, y, w = _data()
+    k = ex.rescaled_condition(X, y, w, sigma=0.05, B=np.full(X.shape[1], 7.0))
+    s = np.where(y == 7, 1.0, -1.0)
+    d = (s * (X @ w) < 1).astype(float)
+    H = X.T @ np.diag(d) @ X / len(y) + 0.05 * np.eye(X.shape[1])
+    lam = np.linalg.eigvalsh(7.0 * H)
+    assert k["kappa_HB"] == pytest.approx(lam[-1] / lam[0], rel=1e-9)
+    assert k["HB"] == pytest.approx((lam[0], lam[-1]), rel=1e-9)

@@ -155,7 +155,6 @@ def test_chapter_in_jupyterlab(browser, lab, chapter):
     from selenium.webdriver.common.by import By
 
     base, token = lab
-    path = ROOT / chapter
     checkpoints = set((ROOT / "chapters").rglob(".ipynb_checkpoints"))
     # the tracked sources (JupyterLab's own .ipynb_checkpoints/ are not the book's)
     sources = {p: p.read_bytes() for p in (ROOT / "chapters").rglob("*.md")
