@@ -8,6 +8,8 @@ exceptions as such. (Not in the student edition: it imports the instructors' mat
 `pytest -s tests/test_checkers_mistakes.py -k report` prints the table of mistakes tried
 and rejected per checker.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,13 @@ from instructors.mistakes import MISTAKES, load, source
 from rlmlib.book.checkers import fiol, pegasos, precond, sgdqn
 
 FUNCS = {f.name: f for _, f in functions()}
+#: where a message says what is wrong: a coordinate (or the value, a matrix entry, the
+#: count) with the value found and expected, the student's exception, an input changed in
+#: place, the wrong type or shape, or the library's function used
+LOCATED = re.compile(r"on input .*(coordinate \d+ is .*expected|the value is .*expected|"
+                     r"entry \(\d+, \d+\) is .*expected|count_new is|your function raised|"
+                     r"modified its input|expected an? (array|number|integer|int|pair|real)|"
+                     r"returned k=\d+ with modelled time|the new scale)|library")
 
 
 def test_expected_values_are_in_sync_with_the_references():
@@ -49,9 +58,11 @@ def test_every_typical_mistake_is_rejected(name):
             grader(f)(load(name, spec), seed=3)
         msg = str(e.value)
         assert name.split("_")[0] in msg or "bound" in msg, (kind, what, msg)
+        assert LOCATED.search(msg), (kind, what, msg)
         if kind != "library":          # only the grader can see a call of the library
-            with pytest.raises(AssertionError):
+            with pytest.raises(AssertionError) as e:
                 checker(f)(load(name, spec))
+            assert LOCATED.search(str(e.value)), (kind, what, str(e.value))
 
 
 def test_report(capsys):
