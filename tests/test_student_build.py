@@ -250,9 +250,9 @@ def test_every_code_exercise_has_an_empty_marked_answer_cell(student_tree):
         n_code = len({m for m in re.findall(r":label: (ex-[\w-]+)", src)
                       if student._answer_cell(m, _exercise_body(src, m))})
         assert n_code >= 1
-        assert out.count("# YOUR ANSWER to {exercise}") == n_code, page
+        assert out.count("# YOUR ANSWER to exercise") == n_code, page
     out = (student_tree / "chapters/sgdqn/index.md").read_text(encoding="utf8")
-    cell = out.split("# YOUR ANSWER to {exercise} ex-qn-schedule")[1].split("```")[0]
+    cell = out.split("# YOUR ANSWER to exercise ex-qn-schedule")[1].split("```")[0]
     assert "check_scheduled_step" in cell and "def " not in cell
 
 

@@ -132,10 +132,10 @@ def _answer_cell(label: str, body: str) -> str:
         names.append((module or "", check))
     if not names:
         return ""
-    lines = [f"# YOUR ANSWER to {{exercise}} {label}: write your function(s) here, then"]
+    lines = [f"# YOUR ANSWER to exercise {label}: write your function here, then run"]
     for module, check in names:
         mod = f"rlmlib.book.checkers{'.' + module if module else ''}"
-        lines.append(f"# run  from {mod} import {check};  print({check}(your_function))")
+        lines += [f"#   from {mod} import {check}", f"#   print({check}(<your function>))"]
     return "```{code-cell} ipython3\n" + "\n".join(lines) + "\n```\n\n"
 
 
