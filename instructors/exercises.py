@@ -57,6 +57,10 @@ EXERCISES = {
                           "rlmlib.precond.preconditioner.Preconditioner"))],
     "ex-pre-beta": [F("logistic_curvature_bound", "precond", "check_logistic_beta",
                       ("rlmlib.precond.preconditioner.logistic_beta",))],
+    "ex-vr-lazy": [F("catch_up", "vr", "check_saga_catch_up",
+                     ("rlmlib.solvers.saga.l1_catch_up",))],
+    "ex-vr-sqhinge": [F("sqhinge_step", "vr", "check_sdca_squared_hinge")],
+    "ex-vr-gap": [F("gap", "vr", "check_duality_gap", ("rlmlib.solvers.sdca._dual_objective",))],
 }
 
 
