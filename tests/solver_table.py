@@ -36,3 +36,24 @@ def call(name, X, y, **over):
     kw = dict(sigma=0.1, **SOLVER_TABLE[name]["kwargs"])
     kw.update(over)
     return rlmlib.SOLVERS[name](X, y, **kw)
+
+
+def honest_end(f):
+    """Run ``f()`` (a solver call), read its end objective, and return the Result after
+    checking the end check: a ``ConvergenceWarning`` was issued exactly when the objective
+    ended above F(0) (for tests whose legal settings may end there: a tiny t0, few steps)."""
+    import warnings
+
+    import numpy as np
+    import rlmlib
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", rlmlib.ConvergenceWarning)
+        res = f()
+        end = res.objective
+    F0 = res.trace.objective[0]
+    warned = [c for c in caught if issubclass(c.category, rlmlib.ConvergenceWarning)]
+    assert len(warned) == int(end > F0 and end - F0 > 1e-12 * max(1.0, abs(F0))), \
+        (end, F0, [str(c.message) for c in warned])
+    assert np.isfinite(end)
+    return res

@@ -26,7 +26,28 @@ _NOT_SETTINGS = ("seed", "order", "iterate")
 
 
 def chunks(a, b, k):
-    """Steps a .. b-1 in pieces of at most 2^20 / k steps (``k`` examples each)."""
+    """Split steps a, ..., b − 1 into pieces of at most 2^20 / k steps.
+
+    The indices drawn for one kernel call then take bounded memory however large T is.
+
+    Parameters
+    ----------
+    a, b : int
+        First step and one past the last.
+    k : int >= 1
+        Examples per step.
+
+    Returns
+    -------
+    generator of (int, int)
+        Consecutive half-open ranges (c, d) that cover [a, b).
+
+    Examples
+    --------
+    >>> from rlmlib.core.problem import chunks
+    >>> list(chunks(0, 5, 2 ** 19))
+    [(0, 2), (2, 4), (4, 5)]
+    """
     step = max(1, CHUNK // k)
     for c in range(a, b, step):
         yield c, min(b, c + step)
