@@ -26,13 +26,11 @@ from numba import njit
 
 from ..core.checks import check_choice, check_positive, sigma_keyword
 from ..core.losses import LOSSES, loss_deriv
-from ..core.order import ExampleStream
+from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.rows import unsigned_index
-from ..core.runner import holdout_metric, run_checkpointed
+from ..core.problem import Problem
 from .l1 import soft
-from .vr import RENORM, finite_sum_setup
+from .vr import RENORM, row_norms2
 
 PENALTIES = ("l2", "l1")
 
@@ -94,12 +92,16 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
     True
     """
     check_choice("penalty", penalty, PENALTIES)
-    A = finite_sum_setup("saga", X, y, sigma, epochs, loss, ("squared", "logistic"), seed,
-                         order, n_checkpoints, X_test, y_test,
-                         None if penalty == "l2" else lambda F0, s: F0 / s)  # ‖w*‖₁ bound
-    sigma, epochs, seed, order = A["sigma"], A["epochs"], A["seed"], A["order"]
-    rows, yf, m, n, code, test = A["rows"], A["y"], A["m"], A["n"], A["code"], A["test"]
-    Lmax = LOSSES[loss]["smoothness"] * float(A["norms2"].max())
+    P = Problem("saga", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
+                orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress, losses=("squared", "logistic"), penalty=penalty,
+                compact_dense=False)
+    if penalty == "l2":
+        P.check_scale(*P.minimizer_bound())
+    else:  # sigma ||w*||_1 <= F(w*) <= F(0)
+        P.check_scale(P.F0 / P.sigma, "F(0) / sigma")
+    sigma, m, n = P.sigma, P.m, P.n
+    Lmax = LOSSES[loss]["smoothness"] * float(row_norms2(P.rows).max())
     if step is None:
         step = 1.0 / (3.0 * Lmax) if Lmax > 0.0 else 1.0
     else:
@@ -107,40 +109,19 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
     l1 = penalty == "l1"
     w, last, gbar, table = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m)
     state = np.array([1.0, 0.0, 0.0])  # [s, cum, t] (l2: scale and running sum; l1: t)
-    indices, indptr = unsigned_index(rows)
-    stream = ExampleStream(m, order, seed)
 
-    def advance(t_begin, t_end):
-        for idx, start, stop in stream.segments(t_end - t_begin):
-            saga_steps(rows.data, indices, indptr, yf, code, step, sigma, l1, w, last, gbar,
-                       table, state, idx, start, stop)
-        if not np.isfinite(w).all():
-            raise FloatingPointError(f"saga diverged by step {t_end}: step={step:.3g} is "
-                                     f"too long (L_max = {Lmax:.3g})")
+    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        saga_steps(rows.data, ind, ptr, yy, P.code, step, sigma, l1, w, last, gbar, table,
+                   state, idx, start, stop)
 
     def get_w():
         saga_catch_up_all(w, last, gbar, state, step, sigma, l1)
-        return w.copy()
+        return w
 
-    def evaluate():
-        v = get_w()
-        return _saga_objective(rows, yf, v, sigma, code, l1), holdout_metric(test, v, A["task"])
-
-    trace = run_checkpointed(advance, epochs * m, m, evaluate, A["n_checkpoints"], progress,
-                             desc="saga", test_metric_name=A["metric"])
-    params = {"sigma": sigma, "epochs": epochs, "loss": loss, "penalty": penalty,
-              "step": float(step), "L_max": Lmax, "seed": seed, "order": order}
-    return Result(w=get_w(), solver="saga", params=params, trace=trace,
-                  classes=A["classes"])
-
-
-def _saga_objective(rows, y, w, sigma, code, l1):
-    """F(w) with the l2 or the l1 regularizer."""
-    from ..core.objective import objective_rows
-
-    if not l1:
-        return objective_rows(rows, y, w, sigma, code, 2.0)
-    return objective_rows(rows, y, w, 0.0, code, 2.0) + sigma * float(np.abs(w).sum())
+    params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "penalty": penalty,
+              "step": float(step), "L_max": Lmax, "seed": P.seed, "order": P.order}
+    return P.run(steps, get_w, params, state=lambda: (w, gbar), copy_rows=False,
+                 hint=f"step={step:.3g} is too long for these rows (L_max = {Lmax:.3g})")
 
 
 @njit(cache=True)

@@ -26,13 +26,10 @@ from numba import njit
 
 from ..core.checks import sigma_keyword
 from ..core.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
-from ..core.objective import objective_rows
-from ..core.order import ExampleStream
+from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.rows import unsigned_index
-from ..core.runner import holdout_metric, run_checkpointed
-from .vr import finite_sum_setup
+from ..core.problem import Problem
+from .vr import row_norms2
 
 SDCA_LOSSES = ("hinge", "squared_hinge", "logistic", "squared")
 NEWTON = 12  # at most this many safeguarded Newton steps per logistic coordinate step
@@ -100,66 +97,56 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     >>> bool(abs(sq.objective - ref.objective) < 1e-12 and sq.info["gap"] < 1e-12)
     True
     """
-    A = finite_sum_setup("sdca", X, y, sigma, epochs, loss, SDCA_LOSSES, seed, order,
-                         n_checkpoints, X_test, y_test)
-    sigma, epochs, seed, order = A["sigma"], A["epochs"], A["seed"], A["order"]
-    rows, yf, m, n, code, test = A["rows"], A["y"], A["m"], A["n"], A["code"], A["test"]
-    task, classes, norms = A["task"], A["classes"], A["norms2"]
-    q = norms / (sigma * m)
+    P = Problem("sdca", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
+                orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress, losses=SDCA_LOSSES, compact_dense=False)
+    P.check_scale(*P.minimizer_bound())
+    if not isinstance(shrinking, (bool, np.bool_)):
+        raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
+    sigma, m, n, code, yf = P.sigma, P.m, P.n, P.code, P.y
+    q = row_norms2(P.rows) / (sigma * m)
     w = np.zeros(n)
     alpha = np.zeros(m)
     if code == LOGISTIC:  # the entropy's derivative is infinite at 0: start inside (0, 1)
         alpha[:] = yf * BETA_EDGE
-        w[:] = _dual_to_primal(rows, alpha, sigma)
-    indices, indptr = unsigned_index(rows)
-    stream = ExampleStream(m, order, seed)
+        w[:] = _dual_to_primal(P.rows, alpha, sigma)
     gaps = []
-
-    if not isinstance(shrinking, (bool, np.bool_)):
-        raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
     shrink = bool(shrinking) and code == HINGE
     active = np.ones(m, dtype=np.bool_)
     # [pass, M_old, m_old, M, m]: the projected gradients' range, previous and current pass
     pg = np.array([-1.0, np.inf, -np.inf, -np.inf, np.inf])
 
-    def advance(t_begin, t_end):
-        t = t_begin
-        for idx, start, stop in stream.segments(t_end - t_begin):
-            p = t // m  # segments never cross a pass
-            if shrink and p != pg[0]:
-                pg[0] = p
-                if p % SHRINK_FULL == 0:  # a full pass: every example active again
-                    active[:] = True
-                    pg[1], pg[2] = np.inf, -np.inf
-                else:
-                    pg[1] = pg[3] if pg[3] > 0.0 else np.inf
-                    pg[2] = pg[4] if pg[4] < 0.0 else -np.inf
-                pg[3], pg[4] = -np.inf, np.inf
-            sdca_steps(rows.data, indices, indptr, yf, code, q, sigma * m, w, alpha, idx,
-                       start, stop, active, shrink, pg)
-            t += stop - start
+    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        p = t // m  # segments never cross a pass
+        if shrink and p != pg[0]:
+            pg[0] = p
+            if p % SHRINK_FULL == 0:  # a full pass: every example active again
+                active[:] = True
+                pg[1], pg[2] = np.inf, -np.inf
+            else:
+                pg[1] = pg[3] if pg[3] > 0.0 else np.inf
+                pg[2] = pg[4] if pg[4] < 0.0 else -np.inf
+            pg[3], pg[4] = -np.inf, np.inf
+        sdca_steps(rows.data, ind, ptr, yy, code, q, sigma * m, w, alpha, idx, start, stop,
+                   active, shrink, pg)
 
     def certificate():
-        P = objective_rows(rows, yf, w, sigma, code, 2.0)
-        D = _dual_objective(code, alpha, yf, w, sigma)
-        return P, D
+        return P.objective(w), _dual_objective(code, alpha, yf, w, sigma)
 
-    def evaluate():
-        P, D = certificate()
-        gaps.append(P - D)
-        return P, holdout_metric(test, w, task)
+    def on_checkpoint():
+        Pw, D = certificate()
+        gaps.append(Pw - D)
 
-    trace = run_checkpointed(advance, epochs * m, m, evaluate, A["n_checkpoints"], progress,
-                             desc="sdca", test_metric_name=A["metric"])
-    P, D = certificate()
-    if len(gaps) < len(trace.iteration):
-        gaps.append(P - D)
-    params = {"sigma": sigma, "epochs": epochs, "loss": loss, "shrinking": shrink,
-              "seed": seed, "order": order}
-    info = {"alpha": alpha, "dual": D, "gap": P - D, "gaps": np.asarray(gaps),
-            "active": int(active.sum())}
-    return Result(w=w.copy(), solver="sdca", params=params, trace=trace, classes=classes,
-                  info=info)
+    params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "shrinking": shrink,
+              "seed": P.seed, "order": P.order}
+    info = {"alpha": alpha}
+    res = P.run(steps, lambda: w, params, info=info, on_checkpoint=on_checkpoint,
+                copy_rows=False)
+    Pw, D = certificate()
+    if len(gaps) < len(res.trace.iteration):
+        gaps.append(Pw - D)
+    info.update(dual=D, gap=Pw - D, gaps=np.asarray(gaps), active=int(active.sum()))
+    return res
 
 
 def _dual_to_primal(rows, alpha, sigma):

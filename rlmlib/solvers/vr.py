@@ -104,37 +104,7 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
                 rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=loss_task(loss))
 
 
-def finite_sum_setup(name, X, y, sigma, epochs, loss, losses, seed, order, n_checkpoints,
-                     X_test, y_test, w_bound=None):
-    """The checks shared by ``saga`` and ``sdca``, before any kernel runs: arguments, data,
-    data scale (the minimizer's norm, ``w_bound(F(0), sigma)``, default sqrt(2 F(0)/σ)),
-    step count and test set. Returns a dict (rows, y, classes, m, n, code, task, test,
-    norms2, the checked scalars)."""
-    from ..core.checks import check_int, check_seed, check_steps
-    from ..core.losses import loss_task, loss_values
-    from ..core.order import ORDERS, check_order
-    from ..core.rows import check_test_set, check_X_y
-    from ..core.runner import check_checkpoints
-
-    sigma = check_sigma(sigma)
-    epochs = check_int("epochs", epochs)
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    n_checkpoints = check_checkpoints(n_checkpoints)
-    code = loss_code(loss)
-    if loss not in losses:
-        raise ValueError(f"loss must be one of {', '.join(map(repr, losses))} for {name}, "
-                         f"got {loss!r}")
-    task = loss_task(loss)
-    rows, yf, classes = check_X_y(X, y, task=task)
-    m = n_rows(rows)
-    F0 = float(np.mean(loss_values(code, np.zeros_like(yf), yf, np.empty_like(yf))))
-    bound = math.sqrt(2.0 * F0 / sigma) if w_bound is None else w_bound(F0, sigma)
-    check_scale(rows, yf, code, bound, "the minimizer's norm, from F(0) and sigma", name)
-    check_steps("epochs", epochs * m, "epochs * m")
-    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
-    norms2 = _row_norms2(rows.data, rows.indptr, np.empty(m))
-    return dict(sigma=sigma, epochs=epochs, seed=seed, order=order,
-                n_checkpoints=n_checkpoints, code=code, task=task, rows=rows, y=yf,
-                classes=classes, m=m, n=rows.n_features, test=test, norms2=norms2,
-                metric="mse" if task == "regression" else "accuracy")
+def row_norms2(rows):
+    """||x_i||^2 of every row of a CSR :class:`Rows` (one pass)."""
+    m = rows.indptr.shape[0] - 1
+    return _row_norms2(rows.data, rows.indptr, np.empty(m))
