@@ -17,14 +17,14 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_seed, check_steps, sigma_keyword
-from ..core.rows import check_test_set, unsigned_index
-from ..core.order import ORDERS, ExampleStream, check_order
+from ..core.checks import check_int, check_steps, sigma_keyword
+from ..core.rows import unsigned_index
+from ..core.order import ExampleStream
 from ..core.prefetch import prefetch_ahead
 from ..core.result import Result
-from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
+from ..core.runner import make_evaluate, run_checkpointed
 from ..core.losses import loss_deriv
-from .vr import RENORM, catch_up_all, row_margin, solver_setup
+from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
 
 @njit(cache=True)
@@ -144,11 +144,10 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     >>> bool(res.objective - ref.objective < 1e-8 * ref.objective)
     True
     """
-    epochs = check_int("epochs", epochs)
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    n_checkpoints = check_checkpoints(n_checkpoints)
-    A = solver_setup("svrg", X, y, sigma, loss, step, precondition)
+    P = problem_for("svrg", X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
+                    y_test, progress)  # the checks; the stages keep their own loop below
+    epochs, seed, order, n_checkpoints = P.epochs, P.seed, P.order, P.n_checkpoints
+    A = solver_setup("svrg", P, step, precondition)
     inner_given = inner
     rows, m = A["rows"], A["m"]
     kappa = A["Lmax"] / A["rho"]
@@ -162,7 +161,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         A["step"] = 0.1 / A["Lmax"] if rule == "bound" else 1.0 / A["Lmax"]
     stages = math.ceil(epochs / (1.0 + inner / m))
     check_steps("epochs", stages * inner, "stages * inner")
-    test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])
+    test = P.test
     n, r = rows.n_features, A["e"].shape[0]
     va, vb, last, Sa, Sb = np.zeros(n), np.zeros(r), np.zeros(n), np.zeros(n), np.zeros(r)
     gsnap = np.zeros(m)
