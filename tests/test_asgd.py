@@ -34,10 +34,10 @@ def small(seed=0, m=60, n=8):
     return X, y
 
 
-@pytest.mark.parametrize("schedule", ["sigma_t", "xu", "constant", "sqrt"])
+@pytest.mark.parametrize("schedule", ["sigma_t", "xu", "constant", "sqrt", "lacoste"])
 @pytest.mark.parametrize("averaging", ["uniform", "weighted"])
 @pytest.mark.parametrize("a", [0, 1, 97])
-@pytest.mark.parametrize("order", ["cyclic", "reshuffle", "shuffle_once"])
+@pytest.mark.parametrize("order", ["cyclic", "reshuffle", "replacement"])
 def test_equals_transcription(schedule, averaging, a, order):
     X, y = small()
     sigma, eta0, epochs = 0.05, 0.5, 3
@@ -159,3 +159,5 @@ def test_step_size_values():
     np.testing.assert_allclose(step_size("xu", t, sigma=0.5, eta0=1.0),
                                (1 + 0.5 * t) ** -0.75, rtol=1e-15)
     assert step_size("constant", 7, sigma=0.5, eta0=0.3) == 0.3
+    np.testing.assert_allclose(step_size("lacoste", t, sigma=0.5, eta0=1.0),
+                               [2.0, 2.0, 4 / 3, 1.0, 0.8], rtol=1e-15)

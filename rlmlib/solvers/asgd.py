@@ -29,6 +29,7 @@ from numba import njit
 
 from ..core.checks import check_choice, check_int, check_positive, check_steps, sigma_keyword
 from ..core.losses import LOSSES, NAMES, loss_deriv, loss_values
+from ..core.order import ORDERS, check_order
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
@@ -36,7 +37,7 @@ from ..core.rows import check_scale, row_scale
 from .sgd import t0_heuristic
 
 #: step schedules: name -> code used by the kernel
-SCHEDULES = {"sigma_t": 0, "xu": 1, "constant": 2, "sqrt": 3}
+SCHEDULES = {"sigma_t": 0, "xu": 1, "constant": 2, "sqrt": 3, "lacoste": 4}
 #: averaging weights: name -> code
 AVERAGINGS = {"uniform": 0, "weighted": 1}
 RENORM = 1e-9  # fold the scales when s or alpha falls below this (as sgd)
@@ -47,9 +48,11 @@ def step_size(schedule, t, *, sigma, eta0):
 
     Parameters
     ----------
-    schedule : {'sigma_t', 'xu', 'constant', 'sqrt'}
+    schedule : {'sigma_t', 'xu', 'constant', 'sqrt', 'lacoste'}
         ``'sigma_t'``: 1/(σ(t + t0)) with t0 = 1/(σ η0); ``'xu'``: η0 (1 + σ η0 t)^(-3/4)
-        (Xu 2011, Bottou's svmasgd); ``'constant'``: η0; ``'sqrt'``: η0/√(1 + t).
+        (Xu 2011, Bottou's svmasgd); ``'constant'``: η0; ``'sqrt'``: η0/√(1 + t);
+        ``'lacoste'``: 1/σ at t = 0, then 2/(σ(t + 1)) (Lacoste-Julien, Schmidt and Bach
+        2012; η0 is not used).
     t : int or array of int >= 0
         Step index.
     sigma : float > 0
@@ -81,6 +84,8 @@ def step_size(schedule, t, *, sigma, eta0):
         out = eta0 * (1.0 + sigma * eta0 * t) ** -0.75
     elif schedule == "constant":
         out = eta0 + 0.0 * t
+    elif schedule == "lacoste":
+        out = np.where(t == 0, 1.0 / sigma, 2.0 / (sigma * (t + 1.0)))
     else:
         out = eta0 / np.sqrt(1.0 + t)
     return float(out) if out.ndim == 0 else out
@@ -120,10 +125,11 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     eta0 : float > 0 or None
         The first step η_0, with σ η_0 <= 1. None: Bottou's heuristic, the first step of
         ``rlmlib.sgd`` (η_0 = 1/(σ t0), t0 from ``rlmlib.solvers.sgd.t0_heuristic``).
-    schedule : {'sigma_t', 'xu', 'constant', 'sqrt'}
+    schedule : {'sigma_t', 'xu', 'constant', 'sqrt', 'lacoste'}
         Step lengths (``step_size``): 1/(σ(t + t0)) with t0 = 1/(σ η0) (default; the steps of
         ``rlmlib.sgd`` and of scikit-learn's ``learning_rate='optimal'``), Xu's
-        η0 (1 + σ η0 t)^(-3/4), the constant η0, or η0/√(1 + t).
+        η0 (1 + σ η0 t)^(-3/4), the constant η0, η0/√(1 + t), or Lacoste-Julien et al.'s
+        2/(σ(t + 1)) after a first step 1/σ (for ``averaging='weighted'``).
     average_start : int >= 0
         Averaging covers the iterates w_{a+1}, ..., w_T after step a = ``average_start``
         (0: all of them, like scikit-learn's ``average=True``; T/2: the suffix average).
@@ -132,8 +138,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
         Equal weights, or weights proportional to j for the j-th averaged iterate.
     seed : int >= 0
         Seed of the example order.
-    order : {'reshuffle', 'shuffle_once', 'cyclic'}
-        Example order (see ``rlmlib.core.order``).
+    order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}
+        Example order (see ``rlmlib.core.order``); ``'replacement'`` draws each example
+        uniformly and independently, as the convergence theorems assume.
     n_checkpoints : int or None
         None: no intermediate evaluation. N: an exact trace of the average at N checkpoints;
         ``res.info['last_objective']`` then holds F of the last iterate at the same points.
@@ -168,7 +175,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     >>> bool(res.objective < 1.0)         # F(0) = 1 for the hinge loss
     True
     """
-    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    p = Problem(X, y, sigma, epochs, loss, seed, "reshuffle", n_checkpoints, X_test, y_test)
+    p.order = check_order(order, ORDERS)     # the four orders (the theorems: 'replacement')
+    p.look_ahead = p.order != "cyclic"
     total = check_steps("epochs", p.epochs * p.m, "epochs * m")
     check_choice("schedule", schedule, tuple(SCHEDULES))
     check_choice("averaging", averaging, tuple(AVERAGINGS))
@@ -176,7 +185,10 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     if a >= total:
         raise ValueError(f"average_start must be below the number of steps epochs * m = "
                          f"{total}, got {a}")
-    if eta0 is None:
+    if schedule == "lacoste":
+        eta0 = 1.0 / p.sigma
+        t0 = 1.0
+    elif eta0 is None:
         t0 = t0_heuristic(p.sigma, loss)
         eta0 = 1.0 / (p.sigma * t0)
     else:
@@ -231,7 +243,11 @@ def _eta(sched, t, sigma, t0, eta0):
         return eta0 * (1.0 + sigma * eta0 * t) ** -0.75
     if sched == 2:
         return eta0
-    return eta0 / math.sqrt(1.0 + t)
+    if sched == 3:
+        return eta0 / math.sqrt(1.0 + t)
+    if t == 0:                                 # 'lacoste': 1/σ, then 2/(σ(t + 1))
+        return 1.0 / sigma
+    return 2.0 / (sigma * (t + 1.0))
 
 
 @njit(cache=True)
