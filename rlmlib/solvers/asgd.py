@@ -20,7 +20,8 @@ c x (c = -eta loss'/s, the non-zeros of x only) and then
     alpha' = (1 - mu) alpha,   beta' = (1 - mu) beta + mu s',   u <- u - (beta c / alpha) x,
 
 which keeps abar' = (1 - mu) abar + mu w' exactly, at the cost of one more sparse update.
-When s or alpha becomes tiny both are folded (u <- alpha u + beta v, v <- s v; O(n), rare).
+When s falls below 1e-3 (or alpha below 1e-9) both are folded (u <- alpha u + beta v,
+v <- s v; O(n), rare), which bounds the cancellation in alpha u + beta v.
 """
 import math
 
@@ -40,7 +41,11 @@ from .sgd import t0_heuristic
 SCHEDULES = {"sigma_t": 0, "xu": 1, "constant": 2, "sqrt": 3, "lacoste": 4}
 #: averaging weights: name -> code
 AVERAGINGS = {"uniform": 0, "weighted": 1}
-RENORM = 1e-9  # fold the scales when s or alpha falls below this (as sgd)
+#: fold w = s v and abar = alpha u + beta v when s falls below this: alpha u and beta v
+#: cancel to abar with |beta| / s ~ (largest s since the last fold) / s, which multiplies
+#: the rounding of abar (Bottou's svmasgd renormalizes at 1e5 for the same reason)
+FOLD = 1e-3
+RENORM = 1e-9  # ... and when alpha (~ 1/j, or 2/j^2 weighted) falls below this
 
 
 def step_size(schedule, t, *, sigma, eta0):
@@ -251,11 +256,11 @@ def _eta(sched, t, sigma, t0, eta0):
 
 
 @njit(cache=True)
-def asgd_steps(data, indices, indptr, y, v, u, state, order, start, stop, t_first, sigma,
-               t0, eta0, sched, a, avg, code, dense, look_ahead=True):
+def asgd_steps(data, indices, indptr, y, v, u, state, order, start, stop, t_first,
+               sigma, t0, eta0, sched, a, avg, code, dense, look_ahead=True):
     """Averaged SGD steps on examples order[start:stop], global step counter from t_first.
 
-    w = s v and abar = alpha u + beta v with (s, alpha, beta) = state, updated in place."""
+    w = s v and abar = alpha u + beta v, (s, alpha, beta) = state, updated in place."""
     s, alpha, beta = state[0], state[1], state[2]
     t = t_first
     n = v.shape[0]
@@ -265,29 +270,29 @@ def asgd_steps(data, indices, indptr, y, v, u, state, order, start, stop, t_firs
             prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
         lo = indptr[i]
         hi = indptr[i + 1]
-        z = s * dot(data, indices, lo, hi, v, dense)   # z = <w_t, x>
+        z = s * dot(data, indices, lo, hi, v, dense)  # z = <w_t, x>
         eta = _eta(sched, t, sigma, t0, eta0)
-        d = loss_deriv(code, z, y[i])                  # loss'(z; y)
-        s *= 1.0 - eta * sigma                         # w <- (1 - eta sigma) w, O(1)
-        if abs(s) < RENORM or alpha < RENORM:          # fold: abar = u, w = v (O(n), rare)
-            for j in range(n):
-                u[j] = alpha * u[j] + beta * v[j]
-                v[j] *= s
+        d = loss_deriv(code, z, y[i])                 # loss'(z; y)
+        s *= 1.0 - eta * sigma                        # w <- (1 - eta sigma) w, O(1)
+        if abs(s) < FOLD or alpha < RENORM:           # fold (O(n), rare)
+            for q in range(n):
+                u[q] = alpha * u[q] + beta * v[q]     # abar = u
+                v[q] *= s                             # w = v
             s, alpha, beta = 1.0, 1.0, 0.0
         c = 0.0
-        if d != 0.0:                                   # w <- w - eta loss' x: v += c x
-            c = -eta * d / s
+        if d != 0.0:                                  # w <- w - eta loss' x
+            c = -eta * d / s                          # i.e. v <- v + c x
             axpy(data, indices, lo, hi, v, c, dense)
-        j = t + 1 - a                                  # w_{t+1} is the j-th averaged iterate
-        if j == 1:                                     # abar = w_{a+1}
+        j = t + 1 - a                                 # w_{t+1}: j-th averaged
+        if j == 1:                                    # abar = w_{a+1}
             for q in range(n):
                 u[q] = 0.0
             alpha, beta = 1.0, s
         elif j > 1:
             mu = 1.0 / j if avg == 0 else 2.0 / (j + 1)
-            if c != 0.0:                               # u <- u - (beta c / alpha) x
+            if c != 0.0:                              # u <- u - (beta c / alpha) x
                 axpy(data, indices, lo, hi, u, -beta * c / alpha, dense)
-            alpha *= 1.0 - mu                          # abar <- (1 - mu) abar + mu w
+            alpha *= 1.0 - mu                         # abar <- (1-mu) abar + mu w
             beta = (1.0 - mu) * beta + mu * s
         t += 1
     state[0], state[1], state[2] = s, alpha, beta
