@@ -105,7 +105,7 @@ def check_lazy_average_step(lazy_average_step):
             "O(d) updates).")
 
 
-def minibatch_variance_reference(G, k, replace):
+def _minibatch_variance_reference(G, k, replace):
     """E||mean of k rows of G drawn uniformly - mean of all rows||^2 (two-pass, exact)."""
     G = np.asarray(G, dtype=float)
     m = G.shape[0]
@@ -163,7 +163,7 @@ def check_minibatch_variance(minibatch_variance):
         if not np.array_equal(G_in, G):
             raise AssertionError(f"minibatch_variance on input {label}: G was modified in "
                                  "place")
-        expected = minibatch_variance_reference(G, k, replace)
+        expected = _minibatch_variance_reference(G, k, replace)
         got = float(_as_real("minibatch_variance", got, label).reshape(-1)[0])
         if np.all(G == G[0]):                  # identical rows: the variance is 0
             expected = 0.0
@@ -177,7 +177,7 @@ def check_minibatch_variance(minibatch_variance):
     return f"minibatch_variance passed all {len(cases)} inputs (relative error 1e-10)."
 
 
-def two_point_kl_reference(delta, T):
+def _two_point_kl_reference(delta, T):
     """KL(P_+^T || P_-^T) for P_+- = Bernoulli((1 +- delta)/2): 2 T delta atanh(delta)."""
     return 2.0 * T * delta * math.atanh(delta)
 
@@ -211,7 +211,7 @@ def check_two_point_kl(two_point_kl):
     for name, delta, T in cases:
         label = f"'{name}'"
         got = _call("two_point_kl", label, two_point_kl, delta, T)
-        expected = two_point_kl_reference(delta, T)
+        expected = _two_point_kl_reference(delta, T)
         if expected == 0.0:
             got = float(_as_real("two_point_kl", got, label).reshape(-1)[0])
             if got != 0.0:
