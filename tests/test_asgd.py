@@ -70,7 +70,7 @@ def test_fold_path_matches_transcription():
 @pytest.mark.parametrize("loss", ["hinge", "logistic", "squared_hinge"])
 def test_dense_equals_sparse(loss):
     X, y = small(3)
-    kw = dict(sigma=0.02, epochs=4, loss=loss, average_start=50, seed=7)
+    kw = dict(sigma=0.02, epochs=4, loss=loss, average_start=50, seed=7, eta0=0.1)
     d = rlmlib.asgd(X, y, **kw)
     s = rlmlib.asgd(sp.csr_matrix(X), y, **kw)
     np.testing.assert_allclose(s.w, d.w, rtol=0, atol=1e-13 * np.abs(d.w).max())

@@ -28,13 +28,12 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_choice, check_int, check_positive, check_steps, sigma_keyword
-from ..core.losses import LOSSES, NAMES, loss_deriv, loss_values
-from ..core.order import ORDERS, check_order
+from ..core.checks import check_choice, check_int, check_positive, sigma_keyword
+from ..core.losses import LOSSES, NAMES, loss_deriv
+from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
-from ..core.rows import check_scale, row_scale
 from .sgd import t0_heuristic
 
 #: step schedules: name -> code used by the kernel
@@ -96,17 +95,14 @@ def step_size(schedule, t, *, sigma, eta0):
     return float(out) if out.ndim == 0 else out
 
 
-def _check_scale(p, eta0):
+def _check_scale(p):
     """Every iterate (so every average) has ||w|| <= R/sigma for |loss'| <= 1 when
-    eta sigma <= 1: (1 - eta sigma)||w|| + eta R stays below R/sigma by induction."""
-    stats = row_scale(p.rows)
+    eta sigma <= 1: (1 - eta sigma)||w|| + eta R stays below R/sigma by induction. Other
+    losses: the minimizer's bound, overflow along the run is the divergence check's."""
     if LOSSES[NAMES[p.code]]["lipschitz"] <= 1.0:
-        check_scale(p.rows, p.y, p.code, stats[0] / p.sigma, "max||x|| / sigma", "asgd",
-                    stats=stats)
+        p.check_scale(p.R / p.sigma, "max||x|| / sigma")
     else:
-        F0 = float(np.mean(loss_values(p.code, np.zeros_like(p.y), p.y, np.empty_like(p.y))))
-        check_scale(p.rows, p.y, p.code, math.sqrt(2.0 * F0 / p.sigma),
-                    "sqrt(2 F(0) / sigma)", "asgd", stats=stats)
+        p.check_scale(*p.minimizer_bound())
 
 
 @sigma_keyword
@@ -152,7 +148,7 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     X_test, y_test : optional
         A held-out set; the trace then records the average's accuracy.
     progress : bool
-        Accepted for the common signature (no progress bar is drawn).
+        Show a progress bar (tqdm).
 
     Returns
     -------
@@ -169,6 +165,11 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     FloatingPointError
         When the weights overflow.
 
+    Warns
+    -----
+    rlmlib.ConvergenceWarning
+        When the average ends above F(0) (the driver's end check).
+
     Examples
     --------
     >>> import numpy as np, rlmlib
@@ -180,16 +181,15 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     >>> bool(res.objective < 1.0)         # F(0) = 1 for the hinge loss
     True
     """
-    p = Problem(X, y, sigma, epochs, loss, seed, "reshuffle", n_checkpoints, X_test, y_test)
-    p.order = check_order(order, ORDERS)     # the four orders (the theorems: 'replacement')
-    p.look_ahead = p.order != "cyclic"
-    total = check_steps("epochs", p.epochs * p.m, "epochs * m")
+    p = Problem("asgd", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                order=order, orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test,
+                y_test=y_test, progress=progress, losses="binary")
     check_choice("schedule", schedule, tuple(SCHEDULES))
     check_choice("averaging", averaging, tuple(AVERAGINGS))
     a = check_int("average_start", average_start, lo=0)
-    if a >= total:
+    if a >= p.total:
         raise ValueError(f"average_start must be below the number of steps epochs * m = "
-                         f"{total}, got {a}")
+                         f"{p.total}, got {a}")
     if schedule == "lacoste":
         eta0 = 1.0 / p.sigma
         t0 = 1.0
@@ -203,15 +203,14 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
                              f"the shrink (1 - eta sigma) w), got eta0={eta0!r} with "
                              f"sigma={p.sigma!r}")
         t0 = 1.0 / (p.sigma * eta0)
-    _check_scale(p, eta0)
+    _check_scale(p)
     v, u = np.zeros(p.n), np.zeros(p.n)
     state = np.array([1.0, 1.0, 0.0])  # s, alpha, beta: w = s v, abar = alpha u + beta v
-    indices, indptr = p.unsigned()
     sched, avg = SCHEDULES[schedule], AVERAGINGS[averaging]
 
-    def steps(idx, start, stop, t):
-        asgd_steps(p.rows.data, indices, indptr, p.y, v, u, state, idx, start, stop, t,
-                   p.sigma, t0, eta0, sched, a, avg, p.code, p.dense, p.look_ahead)
+    def steps(rows, yy, indices, indptr, idx, start, stop, t, look_ahead):
+        asgd_steps(rows.data, indices, indptr, yy, v, u, state, idx, start, stop, t,
+                   p.sigma, t0, eta0, sched, a, avg, p.code, p.dense, look_ahead)
 
     def get_w():
         return state[1] * u + state[2] * v
@@ -222,17 +221,17 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     info = {}
     on_checkpoint = None
     if p.n_checkpoints is not None:
-        from ..core.objective import objective_rows
         info["last_objective"] = []
 
         def on_checkpoint():
-            info["last_objective"].append(
-                objective_rows(p.rows, p.y, get_last(), p.sigma, p.code, 2.0))
+            info["last_objective"].append(p.objective(get_last()))
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "eta0": eta0,
               "t0": t0 if schedule == "sigma_t" else None, "schedule": schedule,
               "average_start": a, "averaging": averaging, "seed": p.seed, "order": p.order}
-    res = p.run("asgd", steps, get_w, params, info, on_checkpoint)
+    res = p.run(steps, get_w, params, info=info, on_checkpoint=on_checkpoint,
+                hint=f"eta0={eta0:.6g} ({schedule!r}): the first steps are too long for "
+                     f"these rows; pass a smaller eta0", state=lambda: (v, u))
     res.info["w_last"] = get_last()
     if "last_objective" in info:
         res.info["last_objective"] = np.array(info["last_objective"])
