@@ -95,14 +95,13 @@ def check_lazy_average_step(lazy_average_step):
     Examples
     --------
     >>> from rlmlib.book.checkers.theory import check_lazy_average_step
-    >>> def forgets_u(u, v, alpha, beta, s, idx, val, c, mu):
-    ...     v[idx] += c * val
-    ...     return u, v, (1 - mu) * alpha, (1 - mu) * beta + mu * s
+    >>> def no_step(u, v, alpha, beta, s, idx, val, c, mu):
+    ...     return u, v, alpha, beta
     >>> try:
-    ...     check_lazy_average_step(forgets_u)
+    ...     check_lazy_average_step(no_step)
     ... except AssertionError as e:
     ...     print(str(e).split(" (u=")[0])
-    lazy_average_step on input 'a typical step'
+    lazy_average_step: v on input 'a typical step'
     """
     _student("lazy_average_step", lazy_average_step)
     n = _run_cases("lazy_average_step", PART, lazy_average_step, _lazy_cases(),
