@@ -18,7 +18,7 @@ JBFLAGS := -W -n --keep-going
 export JUPYTER_PREFER_ENV_PATH := 1
 # ipykernel's debugger warns on stderr about frozen modules (Python 3.11): not the book's
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# what the executed chapters see (see rlmlib/explore.py and README.md):
+# what the executed chapters see (see rlmlib/book/explore.py and README.md):
 #   RLMLIB_EXPLORE=static  explorable figures are precomputed for the static HTML
 #   TQDM_DISABLE=1         no progress bars in the built book
 #   MPLBACKEND=...inline   Jupyter's inline backend: with MPLBACKEND=Agg a kernel shows no
@@ -79,7 +79,7 @@ bench: $(STAMP)
 # measured on 2026-11-23 with other jobs on the machine). A copy of each chapter is executed:
 # jupytext refuses to write back a source that was edited during the run. Commit the JSON
 # files afterwards.
-# `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.parallel.sweep) on that Dask
+# `make record SCHEDULER=tcp://host:8786` runs their sweeps (rlmlib.book.parallel.sweep) on that Dask
 # cluster instead of the embedded one (chapters/implementation/cluster.md).
 RECORDED_CHAPTERS := chapters/pegasos/experiments.md chapters/sgdqn/experiments.md \
                      chapters/precond/experiments.md

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import rlmlib
-from rlmlib import synthetic
+from rlmlib.datasets import synthetic
 
 
 def build(src, out):

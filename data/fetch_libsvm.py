@@ -1,7 +1,7 @@
 """Fetch the large public data sets of the papers from the LIBSVM data page (needs internet).
 
 The book never needs these files: every chapter runs on the shipped sets and the synthetic
-stand-ins (``rlmlib.synthetic``). Readers with internet who want the real thing run, from the
+stand-ins (``rlmlib.datasets``). Readers with internet who want the real thing run, from the
 repository root::
 
     .venv/bin/python data/fetch_libsvm.py --list
@@ -63,7 +63,7 @@ NAMES = ["rcv1_ccat"] + list(FILES)
 
 def sha256(path):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from rlmlib.datasets import sha256_file
+    from rlmlib.datasets.shipped import sha256_file
     return sha256_file(path)
 
 

@@ -1,7 +1,8 @@
 """rlmlib: stochastic solvers for regularized loss minimization, in numba.
 
-The library behind the book. Every solver is a function ``rlmlib.<name>(X, y, *, ...)``
-returning a :class:`Result`; see ``DESIGN.md`` for the contract.
+The library behind the book. Every solver is a function ``rlmlib.<name>(X, y, *, sigma, ...)``
+returning a :class:`Result`, registered in :data:`SOLVERS`; see ``DESIGN.md`` for the contract
+and the layout (``core`` < ``solvers``, ``precond``, ``datasets`` < ``book``).
 """
 import hashlib as _hashlib
 import os as _os
@@ -18,8 +19,8 @@ def _numba_cache_dir():
     Hashing the sources takes a few milliseconds."""
     here = _Path(__file__).resolve().parent
     digest = _hashlib.sha1()
-    for path in sorted(here.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(here.rglob("*.py")):  # every module of every subpackage
+        digest.update(str(path.relative_to(here)).encode())
         digest.update(path.read_bytes())
     return str(here.parent / ".numba_cache" / digest.hexdigest()[:12])
 
@@ -32,36 +33,47 @@ if "NUMBA_CACHE_DIR" not in _os.environ:   # hash the sources only when it is ne
 
 __version__ = "0.1.0"
 
-from ._checks import Rows, as_rows, check_X_y  # noqa: E402
-from ._result import Result, Trace  # noqa: E402
-from .losses import LOSSES, loss_code, loss_deriv, loss_value  # noqa: E402
-from .objective import (accuracy, decision_function, mse, objective, regularizer,  # noqa: E402
-                        test_error)
-from .reference import lbfgs  # noqa: E402
-from .sgd import sgd  # noqa: E402
-from .pegasos import pegasos  # noqa: E402
-from .pgs import pgs  # noqa: E402
+from .core.rows import Rows, as_rows, check_X_y  # noqa: E402
+from .core.result import Result, Trace  # noqa: E402
+from .core.losses import LOSSES, loss_code, loss_deriv, loss_value  # noqa: E402
+from .core.objective import (accuracy, decision_function, mse, objective, regularizer,
+                             test_error)
+from .solvers.reference import lbfgs  # noqa: E402
+from .solvers.sgd import sgd  # noqa: E402
+from .solvers.pegasos import pegasos  # noqa: E402
+from .solvers.pgs import pgs  # noqa: E402
 # SGD, SVMSGD2 and SGD-QN
-from .svmsgd2 import svmsgd2  # noqa: E402
-from .sgdqn import sgdqn  # noqa: E402
-from .olbfgs import olbfgs  # noqa: E402
+from .solvers.svmsgd2 import svmsgd2  # noqa: E402
+from .solvers.sgdqn import sgdqn  # noqa: E402
+from .solvers.olbfgs import olbfgs  # noqa: E402
 # Fully implicit online learning
-from .fiol import fiol, fiol_step  # noqa: E402
-from .comid import comid  # noqa: E402
-from .isgd import isgd  # noqa: E402
-from .sgd_l1 import sgd_l1  # noqa: E402
-from ._l1run import l1_objective  # noqa: E402
+from .solvers.fiol import fiol, fiol_step  # noqa: E402
+from .solvers.comid import comid  # noqa: E402
+from .solvers.isgd import isgd  # noqa: E402
+from .solvers.sgd_l1 import sgd_l1  # noqa: E402
+from .solvers.l1run import l1_objective  # noqa: E402
 # Data preconditioning
-from .precond import condition_numbers, precondition  # noqa: E402
-from .sag import sag  # noqa: E402
-from .svrg import svrg  # noqa: E402
+from .precond.preconditioner import condition_numbers, precondition  # noqa: E402
+from .solvers.sag import sag  # noqa: E402
+from .solvers.svrg import svrg  # noqa: E402
+from .core import losses, pnorm  # noqa: E402  (modules the pages use by name)
+
+#: The solver registry, name -> solver: what ``RLMClassifier``, ``book.parallel.sweep`` and the
+#: shared tests (hardening, properties, bounds) iterate over. A new solver is one line here.
+SOLVERS = {
+    "sgd": sgd, "pegasos": pegasos, "pgs": pgs,
+    "svmsgd2": svmsgd2, "sgdqn": sgdqn, "olbfgs": olbfgs,
+    "fiol": fiol, "comid": comid, "isgd": isgd, "sgd_l1": sgd_l1,
+    "sag": sag, "svrg": svrg,
+    "lbfgs": lbfgs,
+}
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
 _LAZY = {
     "RLMClassifier": "estimators",
-    "load_dataset": "datasets",
-    "load_svmlight": "datasets",
-    "Dataset": "datasets",
+    "load_dataset": "datasets.shipped",
+    "load_svmlight": "datasets.shipped",
+    "Dataset": "datasets.shipped",
 }
 
 
@@ -71,7 +83,7 @@ def __getattr__(name):
     if name in _LAZY:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
     if not name.startswith("_"):
-        try:  # rlmlib.synthetic etc. without an explicit import
+        try:  # rlmlib.datasets etc. without an explicit import
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as e:
             if e.name != f"{__name__}.{name}":

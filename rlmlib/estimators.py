@@ -19,7 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._checks import _show
+from .core.checks import _show
 
 # defaults for required hyperparameters, so RLMClassifier(solver=...) is constructible
 _DEFAULTS = {
@@ -32,10 +32,10 @@ _RESERVED = {"X", "y", "X_test", "y_test", "progress", "n_checkpoints"}
 def _solver_function(solver):
     import rlmlib
 
-    f = getattr(rlmlib, solver, None) if isinstance(solver, str) else None
-    if f is None or not callable(f) or inspect.isclass(f):
-        raise ValueError(f"solver must be the name of an rlmlib solver such as 'sgd', "
-                         f"'pegasos', 'pgs' or 'lbfgs'; got {solver!r}")
+    f = rlmlib.SOLVERS.get(solver) if isinstance(solver, str) else None
+    if f is None:
+        raise ValueError(f"solver must be the name of a registered rlmlib solver (one of "
+                         f"{', '.join(map(repr, rlmlib.SOLVERS))}); got {_show(solver)}")
     return f
 
 
@@ -58,8 +58,8 @@ def _check_fit_inputs(est, X):
     """Before scikit-learn touches X: the shared O(nnz) check of a sparse structure (scipy's
     converters would read a malformed one out of bounds), and a classification loss (a
     regression loss would fit the labels as numbers)."""
-    from ._checks import _check_structure, _is_sparse
-    from .losses import LOSSES
+    from .core.rows import _check_structure, _is_sparse
+    from .core.losses import LOSSES
 
     if _is_sparse(X):
         _check_structure(X, "X")
@@ -79,7 +79,8 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     solver : str, default 'sgd'
-        Name of an rlmlib solver: 'sgd', 'pegasos', 'pgs' or 'lbfgs'.
+        Name of a registered solver (a key of ``rlmlib.SOLVERS``: 'sgd', 'pegasos', 'pgs',
+        'lbfgs', ...); anything else raises a ValueError listing them.
     **params
         The solver's keyword arguments (``sigma``, ``epochs``, ``loss``, ``p``, ...), stored
         as attributes so that ``get_params``, ``set_params`` and ``clone`` work.

@@ -1,7 +1,7 @@
 """Out-of-bounds accesses in the kernels, caught with numba's bounds checking on (in a
 subprocess with its own cache directory, so no bounds-checked kernel is shared).
 
-- The kernels prefetch the rows of coming examples (rlmlib._prefetch). A prefetch hint never
+- The kernels prefetch the rows of coming examples (rlmlib.core.prefetch). A prefetch hint never
   changes a value (the solvers' tests compare their results with the papers' loops); what can
   go wrong is the look-ahead reading order[pos + AHEAD] past the end of the batch: every
   kernel that looks ahead runs on batches shorter and longer than the look-ahead.
@@ -13,7 +13,7 @@ import sys
 
 CODE = """
 import numpy as np, scipy.sparse as sp, rlmlib
-from rlmlib.pgs import pgs_iterates
+from rlmlib.solvers.pgs import pgs_iterates
 rng = np.random.default_rng(0)
 X = rng.standard_normal((30, 6)); y = np.where(X[:, 0] > 0, 1, -1)
 Xs = sp.random(30, 50, density=0.2, format="csr", random_state=1)

@@ -28,7 +28,7 @@ def test_an_edit_of_any_module_moves_the_cache(tmp_path):
     before = cache_dir_of(tmp_path)
     assert before.parent == tmp_path / ".numba_cache" and len(before.name) == 12
     assert cache_dir_of(tmp_path) == before                       # deterministic
-    helper = tmp_path / "rlmlib" / "losses.py"       # inlined into other modules' kernels
+    helper = tmp_path / "rlmlib" / "core" / "losses.py"       # inlined into other modules' kernels
     helper.write_text(helper.read_text() + "\n# an edit\n")
     after = cache_dir_of(tmp_path)
     assert after != before and after.parent == before.parent

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rlmlib import checkers_fiol as ch
-from rlmlib.fiol import fiol_step
+from rlmlib.book.checkers import fiol as ch
+from rlmlib.solvers.fiol import fiol_step
 
 
 def good_inverse(s, y):

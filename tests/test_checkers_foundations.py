@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from rlmlib.checkers import check_scaled_step
+from rlmlib.book.checkers.pegasos import check_scaled_step
 
 
 def _dloss(z, y):  # logistic loss derivative w.r.t. z, overflow-safe

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rlmlib import checkers, pnorm
+from rlmlib.book.checkers import pegasos as checkers
+from rlmlib import pnorm
 
 
 # ------------------------------------------------------------------------ grad r* exercise

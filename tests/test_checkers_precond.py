@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from rlmlib import checkers_precond as ck
-from rlmlib.precond import logistic_beta, numerical_rank
+from rlmlib.book.checkers import precond as ck
+from rlmlib.precond.preconditioner import logistic_beta, numerical_rank
 
 
 def good_gamma(c, ratio):

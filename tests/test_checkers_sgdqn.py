@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from rlmlib import checkers_sgdqn as C
+from rlmlib.book.checkers import sgdqn as C
 
 
 def test_scheduled_step():

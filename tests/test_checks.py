@@ -4,8 +4,9 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib._checks import (as_rows, check_choice, check_int, check_interval, check_positive,
-                            check_seed, check_X_y)
+from rlmlib.core.rows import as_rows, check_X_y
+from rlmlib.core.checks import (check_choice, check_int, check_interval, check_positive,
+                                check_seed)
 
 
 def test_dense_rows_are_a_view(binary):
@@ -216,9 +217,9 @@ def test_labels_roundtrip_through_solver_result(binary):
 
 
 def test_compact_dense_rows(binary):
-    from rlmlib._checks import is_compact
-    from rlmlib.losses import loss_code
-    from rlmlib.objective import decision_function_rows, objective_rows
+    from rlmlib.core.rows import is_compact
+    from rlmlib.core.losses import loss_code
+    from rlmlib.core.objective import decision_function_rows, objective_rows
 
     X, y = binary
     full = as_rows(X)
@@ -242,7 +243,7 @@ def test_compact_dense_rows(binary):
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("where", [0, 17, 999])
 def test_all_finite_kernel(bad, where):
-    from rlmlib._checks import all_finite
+    from rlmlib.core.rows import all_finite
 
     a = np.random.default_rng(0).standard_normal(1000) * 1e300
     assert all_finite(a)

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
-from rlmlib import datasets as D
+from rlmlib.datasets import shipped as D
 from rlmlib import load_dataset, load_svmlight
 
 

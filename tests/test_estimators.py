@@ -77,7 +77,7 @@ def test_invalid_parameters_reported_at_fit(binary):
     X, y = binary
     with pytest.raises(ValueError, match=r"Invalid parameter\(s\) \['T'\] for solver 'sgd'"):
         RLMClassifier(solver="sgd", T=10).fit(X, y)
-    with pytest.raises(ValueError, match="solver must be the name of an rlmlib solver"):
+    with pytest.raises(ValueError, match="solver must be the name of a registered rlmlib solver"):
         RLMClassifier(solver="newton").fit(X, y)
     with pytest.raises(ValueError, match="sigma must be a finite number > 0, got -1"):
         RLMClassifier(sigma=-1).fit(X, y)

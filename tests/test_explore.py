@@ -1,4 +1,4 @@
-"""rlmlib.explore: the static (book) and live (Jupyter) modes of explorable figures."""
+"""rlmlib.book.explore: the static (book) and live (Jupyter) modes of explorable figures."""
 import itertools
 import json
 import re
@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from rlmlib import explore as ex
+from rlmlib.book import explore as ex
 
 
 def _compute(a, b):

@@ -8,10 +8,11 @@ import scipy.sparse as sp
 from numba import njit
 
 import rlmlib
-from rlmlib._l1 import conjugate, deriv_max, deriv_min, inverse, piece_root, settle, soft
-from rlmlib.fiol import breakpoints, fiol_step, g_function
-from rlmlib.isgd import isgd_row
-from rlmlib.losses import LOSSES, loss_code, loss_value
+from rlmlib.solvers.l1 import (conjugate, deriv_max, deriv_min, inverse, piece_root, settle,
+                               soft)
+from rlmlib.solvers.fiol import breakpoints, fiol_step, g_function
+from rlmlib.solvers.isgd import isgd_row
+from rlmlib.core.losses import LOSSES, loss_code, loss_value
 
 LOSS_NAMES = list(LOSSES)
 

@@ -14,8 +14,9 @@ import scipy.sparse as sp
 
 import rlmlib
 from rlmlib import lbfgs, objective, pegasos, pgs, sgd
-from rlmlib._checks import SIGMA_MIN, as_rows, check_sigma
-from rlmlib.pegasos import sample_indices
+from rlmlib.core.checks import SIGMA_MIN, check_sigma
+from rlmlib.core.rows import as_rows
+from rlmlib.solvers.pegasos import sample_indices
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def data():
 # nothing after a mutation); every public entry point that takes rows is called on it.
 _CHILD = textwrap.dedent(r'''
     import json, sys, numpy as np, scipy.sparse as sp, rlmlib
-    from rlmlib.pgs import pgs_iterates
+    from rlmlib.solvers.pgs import pgs_iterates
 
     def csr(): return sp.csr_matrix(([1., 2.], [0, 1], [0, 1, 2]), shape=(2, 3))
     def case(name):
@@ -121,8 +122,8 @@ def test_structure_check_is_cheap_next_to_one_spmv():
     # O(nnz) and vectorized: measured 0.09x of one sparse matrix-vector product on
     # RCV1-sized data (200000 x 47236, 76 non-zeros a row); here a smaller matrix and a loose
     # bound, for a busy machine
-    from rlmlib._checks import _check_structure
-    from rlmlib.objective import margins
+    from rlmlib.core.rows import _check_structure
+    from rlmlib.core.objective import margins
 
     rng = np.random.default_rng(0)
     m, n, d = 20000, 5000, 50
@@ -258,7 +259,7 @@ def test_lbfgs_certifies_nothing_it_cannot(data):
 # ---------------------------------------------------------------- 4. clear messages
 def test_t0_heuristic_and_resources(data):
     X, y = data
-    from rlmlib.sgd import t0_heuristic
+    from rlmlib.solvers.sgd import t0_heuristic
 
     assert math.isfinite(t0_heuristic(1e-50, "exponential"))
     with pytest.raises(ValueError, match="t0 heuristic overflows"):
@@ -272,7 +273,7 @@ def test_t0_heuristic_and_resources(data):
     with pytest.raises(ValueError, match="T=1000000000000 would need"):
         sample_indices(50, 1, 10 ** 12)
     # a long run draws its indices in bounded chunks (the whole T * k array was allocated)
-    from rlmlib.pegasos import chunks
+    from rlmlib.solvers.pegasos import chunks
     assert max(b - a for a, b in chunks(0, 10 ** 12, 4)) == (1 << 20) // 4
 
 
@@ -301,7 +302,7 @@ def test_load_svmlight_rejects_nan_labels_and_non_paths(tmp_path):
 
 
 def test_explore_escapes_script_end_in_readouts():
-    from rlmlib.explore import explore
+    from rlmlib.book.explore import explore
 
     e = explore(lambda a: a, {"a": [1, 2]}, lambda ax, d: ax.plot([d]),
                 lambda d, s: "</script><!-- & done")
@@ -310,7 +311,8 @@ def test_explore_escapes_script_end_in_readouts():
 
 
 def test_checkers_name_bad_arguments_and_reject_strings():
-    from rlmlib import checkers, pnorm
+    from rlmlib.book.checkers import pegasos as checkers
+    from rlmlib import pnorm
 
     with pytest.raises(TypeError, match="^grad_conjugate must be a function"):
         checkers.check_grad_conjugate(3)
@@ -354,7 +356,7 @@ def test_findings_of_the_property_suite():
 
 
 def test_findings_of_the_long_property_run():
-    from rlmlib.pgs import pgs_iterates
+    from rlmlib.solvers.pgs import pgs_iterates
 
     # PGS on the sphere: the unconstrained factor K overflowed (huge theta, tiny
     # u = |th|^(q-1)) and w became -inf, then NaN; on the ball K = B S^((1-q)/q)

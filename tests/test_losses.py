@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rlmlib import losses
-from rlmlib.losses import LOSSES, loss_code, loss_deriv, loss_value
+from rlmlib.core.losses import LOSSES, loss_code, loss_deriv, loss_value
 
 ALL = list(LOSSES)
 CLOSED = {

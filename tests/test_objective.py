@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib.losses import LOSSES
-from rlmlib.objective import regularizer_grad
+from rlmlib.core.losses import LOSSES
+from rlmlib.core.objective import regularizer_grad
 
 from test_losses import CLOSED
 

@@ -6,9 +6,9 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib._order import ExampleStream
-from rlmlib.losses import loss_code, loss_deriv
-from rlmlib.pegasos import sample_indices
+from rlmlib.core.order import ExampleStream
+from rlmlib.core.losses import loss_code, loss_deriv
+from rlmlib.solvers.pegasos import sample_indices
 
 
 def textbook_sgd(X, y, sigma, epochs, loss, t0, orders):
@@ -165,7 +165,7 @@ def test_estimator_fit_evaluates_nothing(binary):
 def test_shuffle_once_copy_path_is_the_same_run(binary, sparse):
     """From COPY_FROM_EPOCHS epochs on, shuffle_once copies the rows into the permuted order
     and streams them: the same steps as walking the permutation, to the bit."""
-    from rlmlib._order import COPY_FROM_EPOCHS, permute_rows
+    from rlmlib.core.order import COPY_FROM_EPOCHS, permute_rows
 
     X, y = binary
     Xin = sp.csr_matrix(X) if sparse else X
@@ -199,7 +199,7 @@ def test_sgd_with_replacement_draws_what_sample_indices_reports(binary):
 
 
 def test_result_says_when_its_objective_is_not_representable(binary):
-    from rlmlib._result import Result, Trace
+    from rlmlib.core.result import Result, Trace
 
     X, y = binary
     res = rlmlib.sgd(X, y, sigma=0.1, epochs=1)

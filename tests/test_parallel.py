@@ -1,4 +1,4 @@
-"""rlmlib.parallel.sweep: results identical to a serial loop on the embedded cluster and on
+"""rlmlib.book.parallel.sweep: results identical to a serial loop on the embedded cluster and on
 a real scheduler with worker processes (one of which is killed mid-sweep), data scattered
 once, errors named by grid point, bad grids rejected before anything runs."""
 import os
@@ -15,8 +15,8 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib import parallel
-from rlmlib.parallel import Sweep, sweep
+from rlmlib.book import parallel
+from rlmlib.book.parallel import Sweep, sweep
 
 from conftest import make_binary
 

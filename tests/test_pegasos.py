@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from rlmlib.objective import objective
-from rlmlib.pegasos import pegasos, sample_indices
-from rlmlib.synthetic import pgs_toy
+from rlmlib.core.objective import objective
+from rlmlib.solvers.pegasos import pegasos, sample_indices
+from rlmlib.datasets import pgs_toy
 
 
 @njit

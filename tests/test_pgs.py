@@ -6,12 +6,12 @@ import pytest
 import scipy.sparse as sp
 
 from rlmlib import pnorm
-from rlmlib.losses import deriv
-from rlmlib.objective import objective
-from rlmlib.pegasos import sample_indices
-from rlmlib.pgs import pgs, pgs_iterates
-from rlmlib.reference import lbfgs
-from rlmlib.synthetic import pgs_toy
+from rlmlib.core.losses import deriv
+from rlmlib.core.objective import objective
+from rlmlib.solvers.pegasos import sample_indices
+from rlmlib.solvers.pgs import pgs, pgs_iterates
+from rlmlib.solvers.reference import lbfgs
+from rlmlib.datasets import pgs_toy
 
 
 def pgs_paper_loop(X, y, p, sigma, T, k, loss, radius, seed):

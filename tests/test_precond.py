@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib.precond import logistic_beta, numerical_rank
+from rlmlib.precond.preconditioner import logistic_beta, numerical_rank
 
 
 def problem(loss, m=300, n=12, density=None, seed=0):

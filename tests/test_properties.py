@@ -407,7 +407,7 @@ def test_load_svmlight(tmp_path_factory, labels, values):
        m=ints(-1, 40, [5, 30]), n=ints(0, 12, [4, 10]), seed=ints(-1, 2 ** 40, [0, 3]),
        huge=st.sampled_from([None, None, None, "m", "n"]))
 def test_synthetic_generators(gen, m, n, seed, huge):
-    from rlmlib import synthetic
+    from rlmlib.datasets import synthetic
 
     if huge == "m":
         m = 10 ** 12
@@ -428,8 +428,8 @@ def test_synthetic_generators(gen, m, n, seed, huge):
 @given(data=datasets(), at=st.lists(st.integers(-1, 60), min_size=0, max_size=4),
        m=ints(-1, 20, [5]), k=ints(0, 4, [1, 2]), T=ints(-1, 30, [10]))
 def test_pgs_iterates_and_sample_indices(data, at, m, k, T):
-    from rlmlib.pegasos import sample_indices
-    from rlmlib.pgs import pgs_iterates
+    from rlmlib.solvers.pegasos import sample_indices
+    from rlmlib.solvers.pgs import pgs_iterates
 
     X, y = data
     W = outcome(lambda: pgs_iterates(X, y, p=1.5, sigma=0.1, at=np.array(at, dtype=np.int64)),

@@ -4,8 +4,8 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib.objective import regularizer_grad
-from rlmlib.reference import lbfgs
+from rlmlib.core.objective import regularizer_grad
+from rlmlib.solvers.reference import lbfgs
 
 
 def logistic_grad(X, y, w, sigma):

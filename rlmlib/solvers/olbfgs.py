@@ -1,0 +1,228 @@
+"""oLBFGS, the online limited-memory BFGS of Schraudolph, Yu and Günter (2007), one example per
+step, as the SGD-QN paper compares it (rank ``memory`` = 10).
+
+Minimizes F(w) = (sigma/2)||w||^2 + (1/m) sum_i loss(<w, x_i>, y_i). With
+g_t(w) = sigma w + loss'(<w, x_t>; y_t) x_t, at step t = 0, 1, ...:
+
+    p_t = - H_t g_t(w_t)          H_t: the L-BFGS two-loop recursion over the last ``memory``
+                                  pairs (s_k, y_k), started from the scaling
+                                  (1/K) sum_k s_k.y_k / y_k.y_k (Schraudolph et al.'s choice);
+                                  with no pair yet, H_0 = I / sigma
+    s_t = eta_t p_t,  eta_t = 1 / (t + t0)      (the paper's generic update (2) with B = H_t;
+                                                 with H_t = I/sigma it is SGD's step)
+                      or eta_t = eta0 t0 / (t0 + t)   (eta0 given: Schraudolph et al.'s
+                                                 schedule, tau = t0, eta0 = their eta0/c; the
+                                                 first direction, with no pair, is 1e-10 g)
+    w_{t+1} = w_t + s_t
+    y_t = g_t(w_{t+1}) - g_t(w_t) = sigma s_t + [loss'(<w_{t+1}, x_t>) - loss'(<w_t, x_t>)] x_t
+
+Both gradients are taken on the same example, so y_t is a secant of one example's loss plus
+the regularizer and s_t.y_t >= sigma ||s_t||^2 > 0: the update is always defined. Every step
+costs O(memory n) dense operations whatever the sparsity of x: the price the SGD-QN paper
+says cancels oLBFGS's gain per epoch.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..core.checks import check_int, check_interval, check_positive, sigma_keyword
+from ..core.prefetch import prefetch_ahead
+from ..core.problem import Problem
+from ..core.rowops import axpy, dot
+from .t0 import choose_t0, storage_pass
+from ..core.losses import loss_deriv
+
+#: Schraudolph et al.'s scale of the first direction (no pair yet): eps * g
+EPS = 1e-10
+
+
+@njit(cache=True)
+def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, order, start,
+                 stop, t_first, sigma, t0, code, dense, scale=1.0, h_first=0.0,
+                 damping=0.0, look_ahead=True):
+    """oLBFGS steps on examples order[start:stop]. S, Y: (memory, n) ring buffers of the
+    pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest].
+    The gain is scale / (t + t0); with no pair yet H = h_first I (1/sigma when 0); each y
+    gets damping * s added (Schraudolph et al.'s lambda)."""
+    M = S.shape[0]
+    n = w.shape[0]
+    K = int(state[0])
+    head = int(state[1])
+    t = t_first
+    for kk in range(start, stop):
+        i = order[kk]
+        if look_ahead:  # not for storage order: the hardware streams it
+            prefetch_ahead(data, indices, indptr, order, kk, stop, not dense)
+        a = indptr[i]
+        b = indptr[i + 1]
+        d = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
+        for j in range(n):                          # g = sigma w + loss' x
+            g[j] = sigma * w[j]
+        axpy(data, indices, a, b, g, d, dense)
+        for j in range(n):
+            q[j] = g[j]
+        # two-loop recursion: q <- H g
+        for c in range(K):                          # newest to oldest
+            k = (head - c) % M
+            s_q = 0.0
+            for j in range(n):
+                s_q += S[k, j] * q[j]
+            alpha[k] = rho[k] * s_q
+            for j in range(n):
+                q[j] -= alpha[k] * Y[k, j]
+        if K > 0:
+            h0 = 0.0
+            for c in range(K):
+                k = (head - c) % M
+                yy = 0.0
+                for j in range(n):
+                    yy += Y[k, j] * Y[k, j]
+                h0 += 1.0 / (rho[k] * yy)            # s.y / y.y
+            h0 /= K
+        else:
+            h0 = h_first if h_first > 0.0 else 1.0 / sigma
+        for j in range(n):
+            q[j] *= h0
+        for c in range(K - 1, -1, -1):              # oldest to newest
+            k = (head - c) % M
+            y_q = 0.0
+            for j in range(n):
+                y_q += Y[k, j] * q[j]
+            beta = rho[k] * y_q
+            for j in range(n):
+                q[j] += (alpha[k] - beta) * S[k, j]
+        eta = scale / (t + t0)
+        # the new pair goes into the slot after head (overwriting the oldest when full)
+        new = (head + 1) % M
+        ss = 0.0
+        for j in range(n):
+            s_j = -eta * q[j]
+            S[new, j] = s_j
+            w[j] += s_j
+            ss += s_j * s_j
+        d_new = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
+        for j in range(n):
+            Y[new, j] = (sigma + damping) * S[new, j]
+        axpy(data, indices, a, b, Y[new], d_new - d, dense)
+        sy = 0.0
+        yy = 0.0
+        for j in range(n):
+            sy += S[new, j] * Y[new, j]
+            yy += Y[new, j] * Y[new, j]
+        if ss > 0.0 and sy > 0.0 and yy > 0.0 and sy < math.inf and yy < math.inf:
+            rho[new] = 1.0 / sy                       # keep the pair
+            head = new
+            if K < M:
+                K += 1
+        elif K == M:                                  # its slot held the oldest pair: drop it
+            K = M - 1
+        t += 1
+    state[0] = K
+    state[1] = head
+
+
+class _Run:
+    def __init__(self, p, memory, t0, eta0=None, damping=0.0):
+        n = p.n
+        self.p, self.t0 = p, t0
+        # Schraudolph et al.: eta_t = eta0 t0 / (t0 + t), first direction eps g
+        self.scale, self.h_first = (1.0, 0.0) if eta0 is None else (eta0 * t0, EPS)
+        self.damping = damping
+        self.w = np.zeros(n)
+        self.S = np.zeros((memory, n))
+        self.Y = np.zeros((memory, n))
+        self.rho = np.zeros(memory)
+        self.state = np.array([0.0, float(memory - 1)])
+        self.g, self.q, self.alpha = np.zeros(n), np.zeros(n), np.zeros(memory)
+
+    def steps(self, rows, y, indices, indptr, idx, start, stop, t, look_ahead=True):
+        p = self.p
+        olbfgs_steps(rows.data, indices, indptr, y, self.w, self.S, self.Y, self.rho,
+                     self.state, self.g, self.q, self.alpha, idx, start, stop, t, p.sigma,
+                     self.t0, p.code, p.dense, self.scale, self.h_first, self.damping,
+                     look_ahead)
+
+
+@sigma_keyword
+def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta0=None,
+           damping=0.0, seed=0, order="reshuffle", n_checkpoints=None, X_test=None,
+           y_test=None):
+    """oLBFGS (online L-BFGS, one example per step) on (σ/2)‖w‖² + mean loss.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Training rows (dense or any scipy.sparse format; every step is dense anyway).
+    y : array-like, shape (m,)
+        Two distinct labels (mapped to -1/+1 in sorted order).
+    sigma : float > 0
+        Regularization weight σ.
+    epochs : int >= 1
+        Passes over the data.
+    memory : int >= 1, default 10
+        Number of (s, y) pairs kept (the rank of the update; the SGD-QN paper used 10).
+    loss : str, default 'squared_hinge'
+        A classification loss of ``rlmlib.LOSSES``.
+    t0 : float > 0 or None
+        The gain is 1/(t + t0) on the direction H g (the first step is SGD's,
+        g/(σ t0)). None: the selection
+        procedure of SGD-QN (one pass on 10 % of the examples per t0 in 10^0 … 10^10).
+    eta0 : float > 0 or None
+        None: the gain above (the SGD-QN paper's generic update). A number: Schraudolph,
+        Yu and Günter's schedule η_t = eta0 · t0 / (t0 + t) (their τ is t0, their η0/c is
+        eta0), with their first direction ε g, ε = 1e-10.
+    damping : float >= 0, default 0
+        Schraudolph et al.'s λ: y_t = g_t(w_{t+1}) - g_t(w_t) + damping · s_t (y_t already
+        holds σ s_t, so the pairs are well defined without it).
+    seed : int >= 0
+        Seed of the example order (and of the t0 subset).
+    order : {'reshuffle', 'shuffle_once', 'cyclic'}
+        Example order.
+    n_checkpoints : int or None
+        None: no intermediate evaluation. N: an exact trace at N checkpoints.
+    X_test, y_test : optional
+        A held-out set; the trace then records its accuracy.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (e.g. ``memory < 1``), before any step.
+    FloatingPointError
+        When the weights overflow.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = rlmlib.olbfgs(X, [1, 1, -1, -1], sigma=0.1, epochs=20, t0=10.0)
+    >>> bool(res.objective < 0.5)
+    True
+    """
+    memory = check_int("memory", memory, 1)
+    if eta0 is not None:
+        eta0 = check_positive("eta0", eta0)
+    damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
+    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+
+    def one_pass(rows, ys, t0_try):
+        trial = _Run(p, memory, t0_try, eta0, damping)
+        storage_pass(trial.steps, rows, ys)
+        return trial.w
+
+    t0, selected, info = choose_t0(p, t0, one_pass)
+    run = _Run(p, memory, t0, eta0, damping)
+    indices, indptr = p.unsigned()
+
+    def steps(idx, start, stop, t):
+        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
+
+    params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
+              "t0": t0, "t0_selected": selected, "eta0": eta0, "damping": damping,
+              "seed": p.seed,
+              "order": p.order}
+    return p.run("olbfgs", steps, lambda: run.w, params, info)

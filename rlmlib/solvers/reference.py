@@ -1,0 +1,238 @@
+"""Reference solver: L-BFGS (scipy's L-BFGS-B) on the common objective, smooth losses only.
+
+    F(w) = sigma * r(w) + (1/m) sum_i loss(<w, x_i>, y_i),   r(w) = ||w||_p^2 / (2(p-1)).
+
+It is the tests' reference for F* and the "quasi-Newton" baseline of the PGS chapter.
+
+Certificate of accuracy: r is 1-strongly convex with respect to ||.||_p, so F is
+sigma-strongly convex with respect to ||.||_p and, with q = p/(p-1),
+
+    F(w) - F* <= ||grad F(w)||_q^2 / (2 sigma).
+
+The run stops as soon as this bound is below ``tol * |F(w)|`` (or when L-BFGS-B cannot make
+progress any more); the bound is returned in ``res.info['gap_bound']`` and
+``res.info['converged']`` says whether ``tol`` was certified. For p close to 1 (say p < 1.3)
+r is C^1 but far from C^2 near w_i = 0 and L-BFGS can stall above tol: check ``converged``.
+"""
+import math
+import time
+
+import numpy as np
+
+from ..core.checks import check_int, check_positive, check_sigma
+from ..core.rows import check_scale, check_test_set, check_X_y
+from ..core.result import Result, Trace
+from ..core.runner import holdout_metric
+from ..core.losses import SMOOTH, loss_code, loss_task
+from ..core.objective import check_p, mean_loss_grad, sigma_r
+from ..core.pnorm import _grad_phi, _phi, _scaled_norm
+
+
+def _dual_norm(g, p):
+    """||g||_q, q = p/(p-1), without overflow."""
+    M, nu = _scaled_norm(g, p / (p - 1.0))
+    return M * nu
+
+
+_ROUND = 2.0 ** -50  # relative rounding allowed for in the computed gradient (4 ulps)
+_TINY_GRAD = 2.0 ** -970  # below it a gradient's entries are near the subnormal range
+
+
+def _certify(g, parts, sigma, p, f, tol):
+    """(bound, converged, reason) for the certificate F(w) - F* <= ||grad F(w)||_q^2 / (2 sigma).
+
+    The computed gradient g = (loss part) + sigma grad r(w) carries rounding errors of about
+    an ulp of its two parts, whose dual norms are ``parts``: they are added to ||g||_q, so a
+    gradient that is small only because the two parts cancel in rounding certifies nothing.
+    The square is formed as (||g|| / sqrt(2 sigma))^2, which underflows only when the bound
+    does (||g||^2 alone underflows at ||g|| = 1e-162). When the gradient and both parts lie
+    near the subnormal range (below 2^-970) their rounding is no longer relative: then no
+    convergence is claimed, unless F(w) = 0, which is the minimum (every loss and r are >= 0).
+    """
+    gn = _dual_norm(g, p)
+    if f == 0.0 and gn == 0.0:
+        return 0.0, True, None
+    b = (gn + _ROUND * (parts[0] + parts[1])) / math.sqrt(2.0 * sigma)
+    bound = b * b  # inf, not OverflowError, beyond the double range
+    if max(gn, parts[0], parts[1]) < _TINY_GRAD:
+        return bound, False, (f"cannot certify: the gradient ({gn:.3g}) lies near the "
+                              f"subnormal range, where its rounding is not relative")
+    return bound, bool(bound <= tol * abs(f)), None
+
+
+def _check_scale(rows, yf, code, p, sigma, w_init):
+    """lbfgs's data-scale bound: L-BFGS-B accepts only points with F(w) <= F(w0), so
+    sigma r(w) <= F(w0) gives ||w||_2 <= ||w||_p <= sqrt(2 (p-1) F(w0) / sigma); trial
+    points of the line search are allowed four times that."""
+    from ..core.objective import objective_rows
+    f0 = objective_rows(rows, yf, w_init, sigma, code, p)
+    if not math.isfinite(f0):
+        raise ValueError(f"w0 is too large: the objective at w0 is beyond the double range")
+    W = 4.0 * math.sqrt(2.0 * (p - 1.0) * f0 / sigma)
+    # L-BFGS-B forms inner products of steps (||w||^2): they must stay finite too
+    check_scale(rows, yf, code, W, "4 sqrt(2 (p-1) F(w0) / sigma)", "lbfgs",
+                ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
+
+
+def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
+          X_test=None, y_test=None):
+    """Minimize F with L-BFGS-B until F(w) − F* <= tol · |F(w)| is certified.
+
+    The reference solver of the book: the certificate is F(w) − F* <= ‖∇F(w)‖_q² / (2σ),
+    q = p/(p − 1), from the σ-strong convexity of F with respect to ‖·‖_p.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Training rows, dense or sparse.
+    y : array-like, shape (m,)
+        Any two labels (mapped to -1/+1 in sorted order) for a classification loss, real
+        targets for 'squared'.
+    sigma : float > 0
+        Regularization weight σ.
+    loss : str
+        A differentiable loss: 'logistic', 'squared', 'squared_hinge' or 'exponential'.
+    p : float in [1.0001, 2]
+        Exponent of the regularizer ‖w‖_p²/(2(p − 1)) (½‖w‖² at p = 2).
+    tol : float > 0
+        Relative suboptimality to certify.
+    max_iter : int >= 1
+        Iterations of L-BFGS-B at most (and 10 · max_iter function evaluations).
+    memory : int >= 1
+        Number of correction pairs L-BFGS keeps.
+    w0 : array-like, shape (n,), optional
+        Starting point (default 0).
+    X_test, y_test : optional
+        Held-out set; the trace then records its accuracy (MSE for 'squared').
+
+    Returns
+    -------
+    Result
+        ``res.info['converged']`` says whether the bound was certified,
+        ``res.info['message']`` why it stopped, ``res.info['gap_bound']`` the certified
+        bound on F(w) − F*; the trace has one checkpoint per L-BFGS iteration and
+        ``epoch`` counts passes over the data (one per function-and-gradient evaluation).
+
+    Raises
+    ------
+    ValueError
+        For a loss that is not differentiable, a bad argument (named in the message), or a
+        w0 of the wrong shape, not finite, or at which F is beyond the double range.
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = rlmlib.lbfgs(X, [1, 1, -1, -1], sigma=0.1, loss="logistic")
+    >>> res.info["converged"], res.info["message"].split(":")[0]
+    (True, 'converged')
+    >>> bool(res.info["gap_bound"] <= 1e-10 * res.objective)
+    True
+    >>> rlmlib.lbfgs(X, [1, 1, -1, -1], sigma=0.1, loss="hinge")
+    Traceback (most recent call last):
+    ...
+    ValueError: loss must be a differentiable loss for L-BFGS (...); got 'hinge'
+    """
+    from scipy.optimize import minimize  # lazy: scipy.optimize is slow to import
+
+    if loss not in SMOOTH:
+        loss_code(loss)  # unknown names get the standard message
+        raise ValueError(
+            f"loss must be a differentiable loss for L-BFGS ({', '.join(map(repr, SMOOTH))}); "
+            f"got {loss!r}"
+        )
+    code = loss_code(loss)
+    sigma = check_sigma(sigma)
+    p = check_p(p)
+    tol = check_positive("tol", tol)
+    max_iter = check_int("max_iter", max_iter)
+    memory = check_int("memory", memory)
+    task = loss_task(loss)
+    rows, yf, classes = check_X_y(X, y, task=task)
+    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
+    n = rows.n_features
+    w_init = np.zeros(n) if w0 is None else np.array(w0, dtype=np.float64)
+    if w_init.shape != (n,) or not np.isfinite(w_init).all():
+        raise ValueError(f"w0 must be a finite 1-D array of length n_features={n}")
+    _check_scale(rows, yf, code, p, sigma, w_init)
+
+    grad = np.empty(n)
+    last = {"x": None, "f": None, "g": None, "nfev": 0}
+
+    def fun(w):
+        f = mean_loss_grad(rows.data, rows.indices, rows.indptr, w, yf, code, grad)
+        f += sigma_r(w, sigma, p)  # finite whenever sigma r(w) is (r(w) alone may not be)
+        gr = sigma * w if p == 2.0 else sigma * _grad_phi(w, p, np.empty_like(w))
+        g = grad + gr
+        last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1,
+                    parts=(_dual_norm(grad, p), _dual_norm(gr, p)))
+        return f, g
+
+    its, eps, secs, objs, tms = [], [], [], [], []
+    clock = {"solver": 0.0, "since": 0.0, "eval": 0.0}
+
+    def record(it, w, f):
+        its.append(it)
+        eps.append(last["nfev"])
+        secs.append(clock["solver"])
+        objs.append(f)
+        tms.append(holdout_metric(test, w, task))
+
+    f0, g0 = fun(w_init)
+    last["nfev"] = 0  # the starting evaluation is a checkpoint, not solver work
+    record(0, w_init, f0)
+    state = {"it": 0, "bound": np.inf, "last": w_init.copy()}
+
+    def callback(intermediate_result):
+        now = time.perf_counter()
+        clock["solver"] += now - clock["since"]
+        state["it"] += 1
+        w = intermediate_result.x
+        if np.isfinite(w).all():
+            state["last"] = w.copy()  # L-BFGS-B's accepted iterates decrease F
+        f = float(intermediate_result.fun)
+        if not np.array_equal(last["x"], w):
+            fun(w)
+        state["bound"], ok, _ = _certify(last["g"], last["parts"], sigma, p, f, tol)
+        record(state["it"], w, f)
+        clock["since"] = time.perf_counter()
+        if ok:
+            state["certified"] = True
+            raise StopIteration
+
+    clock["since"] = time.perf_counter()
+    opt = minimize(fun, w_init, jac=True, method="L-BFGS-B", callback=callback,
+                   options={"maxiter": max_iter, "maxfun": 10 * max_iter, "maxcor": memory,
+                            "ftol": 0.0, "gtol": 0.0})
+    w = np.asarray(opt.x, dtype=np.float64)
+    lost = not np.isfinite(w).all()
+    if lost:  # L-BFGS-B's line search left the double range: keep its last finite iterate
+        w = state["last"]
+    f, g = fun(w)
+    bound, converged, reason = _certify(g, last["parts"], sigma, p, f, tol)
+    if converged:
+        message = (f"converged: F(w) - F* <= {bound:.3g} <= tol * |F(w)| certified "
+                   f"(||grad F||_q^2 / (2 sigma))")
+    else:
+        message = (f"not converged: the certified bound {bound:.3g} on F(w) - F* is above "
+                   f"tol * |F(w)| = {tol * abs(f):.3g}; L-BFGS-B stopped with: "
+                   f"{'' if state.get('certified') else opt.message}"
+                   + ("" if reason is None else f"; {reason}")
+                   + ("; its last point was not finite, the last finite iterate is returned"
+                      if lost else ""))
+    if state["it"] == 0 or objs[-1] != f:
+        clock["solver"] += max(0.0, time.perf_counter() - clock["since"])
+        record(state["it"], w, f)
+    trace = Trace(iteration=np.asarray(its, dtype=np.int64),
+                  epoch=np.asarray(eps, dtype=np.float64),
+                  seconds=np.asarray(secs), objective=np.asarray(objs),
+                  test_metric=None if test is None else np.asarray(tms, dtype=np.float64),
+                  test_metric_name=None if test is None else
+                  ("mse" if task == "regression" else "accuracy"))
+    params = {"sigma": sigma, "loss": loss, "p": p, "tol": tol, "max_iter": max_iter,
+              "memory": memory}
+    info = {"gap_bound": bound, "relative_gap_bound": bound / abs(f) if f != 0 else bound,
+            "grad_dual_norm": _dual_norm(g, p), "message": message,
+            "converged": converged, "n_iter": state["it"],
+            "n_evaluations": last["nfev"]}
+    return Result(w=w, solver="lbfgs", params=params, trace=trace, classes=classes, info=info)

@@ -1,0 +1,282 @@
+"""Plain stochastic gradient descent (Bottou 2010; Bordes, Bottou and Gallinari 2009).
+
+Minimizes  F(w) = (sigma/2) ||w||^2 + (1/m) sum_i loss(<w, x_i>, y_i)  by visiting the
+examples in the order ``order`` (rlmlib/_order.py; a fresh permutation each epoch by default)
+and taking, at global step t = 0, 1, 2, ...,
+
+    eta_t = 1 / (sigma (t + t0)),
+    w    <- w - eta_t (sigma w + loss'(<w, x_i>, y_i) x_i)
+          = (1 - eta_t sigma) w - eta_t loss'(z_i, y_i) x_i     (z_i computed before the step).
+
+Scaled-vector trick (Bottou's ``wDivisor``, scikit-learn's ``WeightVector``): store w = s v.
+The shrink w <- (1 - eta sigma) w becomes s <- (1 - eta sigma) s, O(1), and the loss step
+touches only the non-zeros of x_i: v <- v - (eta loss' / s) x_i. When |s| < 1e-9, fold s into v
+(O(n), rare) so that v does not grow without bound.
+
+t0 heuristic (Bottou's svmsgd, also scikit-learn's learning_rate='optimal'): a typical weight
+norm is typw = sigma^(-1/4) (||w*|| <= 1/sqrt(sigma) for losses with l(0) <= 1); the
+initial rate is eta0 = typw / max(1, |loss'(-typw; y=1)|) and t0 = 1 / (eta0 sigma), so the
+first step is eta0.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..core.checks import (check_int, check_positive, check_seed, check_sigma, check_steps,
+                           sigma_keyword)
+from ..core.rows import (check_scale, check_test_set, check_X_y, row_scale, is_compact,
+                         n_rows, unsigned_index)
+from ..core.order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
+from ..core.prefetch import prefetch_ahead
+from ..core.result import Result
+from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
+from ..core.losses import loss_code, loss_deriv, loss_task
+from ..core.objective import row_dot
+
+RENORM = 1e-9  # fold s into v when |s| falls below this (scikit-learn uses the same value)
+
+
+@njit(cache=True)
+def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, sigma, t0, code,
+              dense, look_ahead=True):
+    """SGD steps on examples order[start:stop]; global step counter starts at t_first.
+
+    w = state[0] * v is updated in place (state[0] is the scale s). With dense=True the rows
+    are dense and compact (row i is data[indptr[i]:indptr[i+1]], feature j at offset j), so
+    ``indices`` is not read; otherwise they are CSR rows.
+    """
+    s = state[0]
+    t = t_first
+    n = v.shape[0]
+    for k in range(start, stop):
+        i = order[k]
+        if look_ahead:
+            prefetch_ahead(data, indices, indptr, order, k, stop, not dense)  # rows to come
+        a = indptr[i]
+        b = indptr[i + 1]
+        if dense:
+            z = 0.0
+            for j in range(n):
+                z += data[a + j] * v[j]
+            z *= s  # z = <w, x_i> with w = s v
+        else:
+            z = s * row_dot(data, indices, a, b, v)
+        eta = 1.0 / (sigma * (t + t0))  # eta_t = 1 / (sigma (t + t0))
+        d = loss_deriv(code, z, y[i])  # loss'(z; y_i), derivative w.r.t. z
+        s *= 1.0 - eta * sigma  # w <- (1 - eta sigma) w, in O(1)
+        if abs(s) < RENORM:  # fold the scale into v (also handles s = 0 exactly)
+            for j in range(n):
+                v[j] *= s
+            s = 1.0
+        if d != 0.0:  # w <- w - eta loss' x_i, i.e. v <- v - (eta loss' / s) x_i
+            c = -eta * d / s
+            if dense:
+                for j in range(n):
+                    v[j] += c * data[a + j]
+            else:
+                for j in range(a, b):
+                    v[indices[j]] += c * data[j]
+        t += 1
+    state[0] = s
+
+
+def t0_heuristic(sigma, loss):
+    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)).
+
+    t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|) and typw = σ^(−1/4), a typical
+    weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the first step has length η0.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Regularization weight σ.
+    loss : str
+        One of ``rlmlib.LOSSES``.
+
+    Returns
+    -------
+    float
+        t0 > 0.
+
+    Raises
+    ------
+    ValueError
+        For an unknown loss, or when t0 is beyond the double range (pass t0 explicitly).
+
+    Examples
+    --------
+    >>> from rlmlib.solvers.sgd import t0_heuristic
+    >>> t0_heuristic(1e-4, "hinge")   # η0 = 10: t0 = 1 / (10 · 1e-4)
+    1000.0
+    >>> t0_heuristic(1e-4, "squared") > t0_heuristic(1e-4, "hinge")  # |ℓ'(-10)| = 11 > 1
+    True
+    """
+    typw = math.sqrt(1.0 / math.sqrt(sigma))
+    # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
+    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma
+    if not math.isfinite(t0):
+        raise ValueError(f"the t0 heuristic overflows for loss={loss!r} at sigma={sigma!r} "
+                         f"(|loss'(-sigma^-1/4)| / (sigma^3/4) is beyond the double range): "
+                         f"pass t0 explicitly or raise sigma")
+    return t0
+
+
+def _check_scale(rows, y, sigma, t0, code):
+    """sgd's data-scale bounds (checked by the shared _checks.check_scale). For a loss with
+    |loss'| <= 1 (hinge, logistic, absolute) every iterate has ||w_t|| <= R / (sigma
+    min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
+    Other losses have no such bound on the iterates; the minimizer's, ||w*|| <=
+    sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
+    check. Returns (R, R W), used by _settle_if_diverging."""
+    from ..core.losses import LOSSES, NAMES, loss_values
+    stats = row_scale(rows)
+    R = stats[0]
+    if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
+        W = R / (sigma * min(1.0, t0))
+        check_scale(rows, y, code, W, "max||x|| / (sigma min(1, t0))", "sgd",
+                    stats=stats)
+    else:
+        F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
+        W = math.sqrt(2.0 * F0 / sigma)
+        check_scale(rows, y, code, W, "sqrt(2 F(0) / sigma)", "sgd", stats=stats)
+    return R, max(R * W, 1.0)   # margins beyond R W mean the run left the validated range
+
+
+@sigma_keyword
+def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle",
+        n_checkpoints=None, X_test=None, y_test=None, progress=False):
+    """Plain SGD with step 1/(sigma (t + t0)) on (sigma/2)||w||^2 + mean loss.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        Training rows, dense or sparse (any scipy format; CSR is used as is).
+    y : array-like, shape (m,)
+        Labels: any two values for a classification loss (mapped to -1/+1 in sorted order),
+        real targets for ``'squared'`` and ``'absolute'``.
+    sigma : float > 0
+        Regularization weight σ of (σ/2)‖w‖².
+    epochs : int >= 1
+        Passes over the data; step t (counted from 0 over all epochs) has length
+        η_t = 1/(σ (t + t0)).
+    loss : str, default 'hinge'
+        One of ``rlmlib.LOSSES``.
+    t0 : float > 0 or None
+        Offset of the step schedule. None: Bottou's heuristic t0 = 1/(η0 σ) with
+        η0 = σ^(-1/4) / max(1, |ℓ'(-σ^(-1/4); 1)|), which assumes ‖x‖ of order 1
+        (``rlmlib.solvers.sgd.t0_heuristic``).
+    seed : int >= 0
+        Seed of ``numpy.random.default_rng`` for the example order.
+    order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}
+        A new permutation each epoch (default), one permutation reused, storage order, or
+        m independent uniform draws per epoch (sampling with replacement).
+    n_checkpoints : int or None
+        None (default): no intermediate evaluation; ``res.objective`` is computed exactly on
+        first access (one pass over the data). N: an exact trace at N checkpoints, each one
+        pass over the training rows (and one over ``X_test``).
+    X_test, y_test : optional
+        A held-out set; the trace then records accuracy (or MSE for regression losses).
+    progress : bool
+        Show a progress bar (tqdm).
+
+    Returns
+    -------
+    Result
+        ``res.w``, ``res.objective``, ``res.trace``; ``res.params['t0']`` holds the t0 used.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named in the message), before any step is taken.
+    TypeError
+        For ``lam=`` (the weight is ``sigma``) or arguments of the wrong type.
+    FloatingPointError
+        When the weights overflow (steps too long for the data's scale).
+
+    Examples
+    --------
+    >>> import numpy as np, rlmlib
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> res = rlmlib.sgd(X, [1, 1, -1, -1], sigma=0.1, epochs=20)
+    >>> bool(res.objective < rlmlib.objective(X, [1, 1, -1, -1], np.zeros(2), sigma=0.1,
+    ...                                       loss="hinge"))
+    True
+    """
+    code = loss_code(loss)
+    sigma = check_sigma(sigma)
+    epochs = check_int("epochs", epochs)
+    seed = check_seed(seed)
+    order = check_order(order, ORDERS)
+    n_checkpoints = check_checkpoints(n_checkpoints)
+    heuristic = t0 is None
+    t0 = t0_heuristic(sigma, loss) if heuristic else check_positive("t0", t0)
+    task = loss_task(loss)
+    # dense input in compact form: the kernel indexes dense rows directly (see sgd_steps)
+    rows, yf, classes = check_X_y(X, y, task=task, compact_dense=True)
+    dense = is_compact(rows)
+    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
+    m = n_rows(rows)
+    check_steps("epochs", epochs * m, "epochs * m")
+    zmax = _check_scale(rows, yf, sigma, t0, code)
+
+    v = np.zeros(rows.n_features)
+    state = np.ones(1)  # state[0] = s, w = s v
+    # walk = (rows, labels, their unsigned index views, example stream, prefetch?)
+    walk = [rows, yf, *unsigned_index(rows), ExampleStream(m, order, seed), order != "cyclic"]
+    # one shuffle for many epochs: copy the rows into that order once, then stream them
+    # (measured faster from COPY_FROM_EPOCHS epochs on; the same steps to the bit)
+    copy_rows = order == "shuffle_once" and epochs >= COPY_FROM_EPOCHS
+    done = [0]
+
+    def advance(t_begin, t_end):
+        if copy_rows and t_begin == 0:  # timed: the copy is part of the solver's work
+            perm = ExampleStream(m, order, seed).take(m)
+            prow, py = permute_rows(rows, yf, perm)
+            walk[:] = [prow, py, *unsigned_index(prow), ExampleStream(m, "cyclic", seed), False]
+        r, yy, indices, indptr, stream, look = walk
+        t = t_begin
+        for idx, start, stop in stream.segments(t_end - t_begin):
+            sgd_steps(r.data, indices, indptr, yy, v, state, idx, start, stop, t, sigma,
+                      t0, code, dense, look)
+            t += stop - start
+        done[0] = t_end
+        if not np.isfinite(v).all():
+            diverged(t_end)
+
+    def diverged(t):
+        raise FloatingPointError(
+            f"sgd diverged: the weights or the objective overflowed by step {t} (epoch "
+            f"{t / m:.3g}) with sigma={sigma}, t0={t0:.6g}, loss={loss!r}; the first steps "
+            f"1/(sigma (t + t0)) are too long for this data (the t0 heuristic assumes ||x|| "
+            f"of order 1): scale the rows or pass a larger t0")
+
+    def get_w():
+        return state[0] * v
+
+    evaluate_w = make_evaluate(rows, yf, sigma, code, 2.0, test, task, get_w)
+
+    def evaluate():
+        obj, tm = evaluate_w()
+        if not np.isfinite(obj):
+            diverged(done[0])
+        return obj, tm
+
+    trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,
+                             desc="sgd", test_metric_name="mse" if task == "regression"
+                             else "accuracy")
+    _settle_if_diverging(trace, get_w(), zmax)
+    params = {"sigma": sigma, "epochs": epochs, "loss": loss, "t0": t0,
+              "t0_heuristic": heuristic, "seed": seed, "order": order}
+    return Result(w=get_w(), solver="sgd", params=params, trace=trace, classes=classes)
+
+
+def _settle_if_diverging(trace, w, zmax):
+    """With a lazy end objective (n_checkpoints=None) divergence that overflows only the
+    objective (not w) would surface when res.objective is first read. When max||x|| ||w||
+    (zmax[0] * ||w||, O(n)) exceeds the margin bound zmax[1] of the validated range, the end
+    is evaluated now, so that sgd itself raises FloatingPointError('sgd diverged ...')."""
+    R, bound = zmax
+    M = float(np.max(np.abs(w))) if w.size else 0.0
+    if M > 0.0 and R * (M * float(np.linalg.norm(w / M))) > bound:
+        trace.objective  # settles the lazy end: evaluate() raises if it overflowed

@@ -1,0 +1,104 @@
+"""Bookkeeping shared by the variance-reduced solvers ``sag`` and ``svrg``: the scaled,
+just-in-time updated weight vector w = s (va + U vb) and the checked (plain or
+preconditioned) problem they solve.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..core.checks import check_positive, check_sigma
+from ..core.losses import LOSSES, loss_code
+from ..core.rows import check_scale, n_rows
+from ..precond.preconditioner import CURVATURE, Preconditioner, _check_beta, _row_norms2
+
+
+RENORM = 1e-9  # fold the scale s into the stored vectors when it falls below this
+
+
+@njit(cache=True)
+def catch_up_all(va, vb, last, Sa, state):
+    """Bring every coordinate of the lazily updated vector up to date and fold the scale in.
+
+    The solvers keep w = s (va + U vb); between two visits of feature j its pending update
+    is -Sa[j] (cum - last[j]) (cum is state[1], the running sum of the step factors), see
+    ``sag_steps``. Afterwards s = 1, cum = 0 and w = va + U vb."""
+    s = state[0]
+    cum = state[1]
+    for j in range(va.shape[0]):
+        va[j] = (va[j] - Sa[j] * (cum - last[j])) * s
+        last[j] = 0.0
+    for q in range(vb.shape[0]):
+        vb[q] *= s
+    state[0] = 1.0
+    state[1] = 0.0
+
+
+@njit(cache=True)
+def row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum):
+    """<va, x_i> + <vb, Q_i> after bringing the features of row i up to date (just in time)."""
+    z = 0.0
+    for p in range(a, b):
+        j = indices[p]
+        vj = va[j] - Sa[j] * (cum - last[j])
+        va[j] = vj
+        last[j] = cum
+        z += data[p] * vj
+    for q in range(vb.shape[0]):
+        z += vb[q] * Q[i, q]
+    return z
+
+
+def solver_setup(name, X, y, sigma, loss, step, precondition):
+    """Checked arrays for ``sag``/``svrg``: plain problem when ``precondition`` is None, else
+    the transformed one (in the original coordinates, see the module docstring)."""
+    from ..core.rows import check_X_y
+    from ..core.losses import loss_task
+
+    code = loss_code(loss)
+    if loss not in CURVATURE:
+        raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for {name}, "
+                         f"got {loss!r}")
+    sigma = check_sigma(sigma)
+    rows, yf, classes = check_X_y(X, y, task=loss_task(loss))
+    m = n_rows(rows)
+    # data scale (DESIGN.md, "Validated ranges"): SAG and SVRG have no a-priori bound on
+    # their iterates; the minimizer's, ||w*|| <= sqrt(2 F(0) / sigma), is checked (the same
+    # point in either coordinates), and overflow along a run is caught by the solvers'
+    # divergence check
+    from ..core.losses import loss_values
+    F0 = float(np.mean(loss_values(code, np.zeros_like(yf), yf, np.empty_like(yf))))
+    check_scale(rows, yf, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", name)
+    norms = _row_norms2(rows.data, rows.indptr, np.empty(m))
+    L = LOSSES[loss]["smoothness"]
+    P = precondition
+    if P is None:
+        def U(b):  # no basis: U b = 0 in R^n
+            return np.zeros(rows.n_features)
+        Q = np.zeros((m, 0))
+        e = np.zeros(0)
+        alpha2, rho, shift, norms2 = 1.0, sigma, np.zeros(m), norms
+        curv = np.full(m, L)
+    else:
+        if not isinstance(P, Preconditioner):
+            raise TypeError(f"precondition must be a Preconditioner built by "
+                            f"rlmlib.precondition, got {type(P).__name__}")
+        if not math.isclose(P.sigma, sigma, rel_tol=1e-12):
+            raise ValueError(f"precondition was built for sigma={P.sigma!r}, but sigma="
+                             f"{sigma!r}: build it with the solver's sigma")
+        _check_beta(P.beta, loss)
+        P.check_data(rows)
+        U, Q, e, alpha2, rho = P.U_apply, P.Q, P.e, P.alpha2, P.beta
+        shift = P.beta * P.shift
+        norms2 = P.norms2
+        # |phihat_i''| <= max(shift_i, L - shift_i) (logistic: phi'' in (0, L]); squared:
+        # phihat_i'' = 1 - shift_i exactly
+        curv = np.abs(1.0 - shift) if loss == "squared" else np.maximum(shift, L - shift)
+    Lmax = float(np.max(curv * norms2)) + rho
+    if step is None:
+        step = 1.0 / Lmax
+    else:
+        step = check_positive("step", step)
+    return dict(code=code, sigma=sigma, rows=rows, y=yf, classes=classes, m=m, U=U,
+                Q=np.ascontiguousarray(Q), e=np.ascontiguousarray(e), alpha2=float(alpha2),
+                rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=loss_task(loss))
