@@ -51,9 +51,13 @@ $(ISTAMP): $(STAMP) requirements-instructors.txt
 instructors-env: $(ISTAMP)
 
 # JupyterLab on the chapters: .jupyter/labconfig makes a double-click open a chapter's .md
-# as a notebook (jupytext's viewer; tests/test_lab_viewer.py)
+# as a notebook (jupytext's viewer; tests/test_lab_viewer.py); jupyterlab-myst renders the
+# MyST of the Markdown cells.  As root (containers, CI) JupyterLab needs --allow-root.
+# LAB_FLAGS adds options, e.g. `make lab LAB_FLAGS="--ip=0.0.0.0 --no-browser"`.
+LAB_FLAGS ?=
 lab: $(STAMP)
-	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter $(VENV)/bin/jupyter lab
+	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter PYTHONPATH=$(CURDIR) $(VENV)/bin/jupyter lab \
+	  $$(test "$$(id -u)" = 0 && echo --allow-root || true) $(LAB_FLAGS)
 
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)
@@ -88,10 +92,13 @@ assignments-test: $(ISTAMP)
 unit: $(STAMP) $(ISTAMP)
 	$(PY) -m pytest -q --ignore=tests/html
 
-# after book-student: the student HTML holds no reference answer (skipped in `unit`)
+# after book-student: the student HTML holds no reference answer (skipped in `unit`);
+# tests/html/test_explorables_browser.py drives JupyterLab and the built pages in Chromium
+# (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
-	$(PY) -m pytest -q tests/html
+	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py
+	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
 	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 
 test: unit book book-student html-test
