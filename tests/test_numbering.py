@@ -74,7 +74,8 @@ def test_chapter_numbers_follow_the_toc():
 def test_captions_carry_the_book_number(page):
     text = (ROOT / page).read_text(encoding="utf8")
     bad = problems(page, CHAPTERS[page], text)
-    assert not bad, f"{page} (chapter {CHAPTERS[page]}): " + "; ".join(bad)
+    assert not bad, (f"{page} (chapter {CHAPTERS[page]}): " + "; ".join(bad)
+                     + " (after a change of _toc.yml: python tools/renumber.py)")
 
 
 def test_every_numbered_reference_has_its_caption():
