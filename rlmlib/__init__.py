@@ -56,6 +56,7 @@ from .solvers.l1run import l1_objective  # noqa: E402
 from .precond.preconditioner import condition_numbers, precondition  # noqa: E402
 from .solvers.sag import sag  # noqa: E402
 from .solvers.svrg import svrg  # noqa: E402
+from .solvers.asgd import asgd  # noqa: E402  (Convergence part)
 # Variance reduction
 from .solvers.saga import saga  # noqa: E402
 from .solvers.sdca import sdca  # noqa: E402
@@ -70,6 +71,7 @@ SOLVERS = {
     "sag": sag, "svrg": svrg,
     "saga": saga, "sdca": sdca,
     "lbfgs": lbfgs,
+    "asgd": asgd,
 }
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.

@@ -28,6 +28,7 @@ SOLVER_TABLE = {
     "saga": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
     "sdca": dict(kwargs=dict(epochs=2, loss="hinge"), steps="epochs"),
     "lbfgs": dict(kwargs=dict(loss="logistic"), steps=None),
+    "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
 }
 
 
