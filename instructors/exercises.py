@@ -61,6 +61,10 @@ EXERCISES = {
                           ("rlmlib.solvers.asgd.asgd_steps",))],
     "ex-mb-variance": [F("minibatch_variance", "theory", "check_minibatch_variance")],
     "ex-lb-kl": [F("two_point_kl", "theory", "check_two_point_kl")],
+    "ex-vr-lazy": [F("catch_up", "vr", "check_saga_catch_up",
+                     ("rlmlib.solvers.saga.l1_catch_up",))],
+    "ex-vr-sqhinge": [F("sqhinge_step", "vr", "check_sdca_squared_hinge")],
+    "ex-vr-gap": [F("gap", "vr", "check_duality_gap", ("rlmlib.solvers.sdca._dual_objective",))],
 }
 
 

@@ -18,6 +18,32 @@ from instructors.exercises import functions, reference
 _FN = {f.name: f for _, f in functions()}
 
 MISTAKES = {
+    "catch_up": [
+        ("order", "lumps the k gradient steps before the k shrinks", """\
+def catch_up(u, c, eta, sigma, k):
+    v = u - k * eta * c
+    return math.copysign(max(abs(v) - k * eta * sigma, 0.0), v)
+"""),
+        ("off-by-one", "one step short", [("    d, tau = eta * c, eta * sigma",
+                                           "    d, tau = eta * c, eta * sigma\n    k -= 1")]),
+        ("factor", "forgets the shrink", [("d, tau = eta * c, eta * sigma",
+                                           "d, tau = eta * c, 0.0")]),
+        ("library", "calls the library", "LIB:rlmlib.solvers.saga.l1_catch_up"),
+    ],
+    "sqhinge_step": [
+        ("factor", "the hinge loss's step", [("max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)",
+                                              "min(max(beta + (1.0 - yz) / q, 0.0), 1.0)")]),
+        ("sign", "no projection on beta >= 0", [("max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)",
+                                                 "beta + (1.0 - yz - beta) / (1.0 + q)")]),
+        ("factor", "drops the conjugate's -beta", [("(1.0 - yz - beta)", "(1.0 - yz)")]),
+    ],
+    "gap": [
+        ("sign", "the two (sigma/2)||w||^2 cancel", [("- (np.mean(alpha * y) - sigma / 2 * w @ w)",
+                                                      "- np.mean(alpha * y) - sigma / 2 * w @ w")]),
+        ("factor", "w(alpha) without 1/sigma", [("/ (sigma * len(y))", "/ len(y)")]),
+        ("in-place", "scales alpha in place", [("w = X.T @ alpha / (sigma * len(y))",
+                                                "alpha /= sigma * len(y)\n    w = X.T @ alpha")]),
+    ],
     "scaled_step": [
         ("sign", "adds the loss step", [("v[nz] -= ", "v[nz] += ")]),
         ("factor", "does not divide the loss step by the new scale",

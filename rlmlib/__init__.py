@@ -57,6 +57,9 @@ from .precond.preconditioner import condition_numbers, precondition  # noqa: E40
 from .solvers.sag import sag  # noqa: E402
 from .solvers.svrg import svrg  # noqa: E402
 from .solvers.asgd import asgd  # noqa: E402  (Convergence part)
+# Variance reduction
+from .solvers.saga import saga  # noqa: E402
+from .solvers.sdca import sdca  # noqa: E402
 from .core import losses, pnorm  # noqa: E402  (modules the pages use by name)
 
 #: The solver registry, name -> solver: what ``RLMClassifier``, ``book.parallel.sweep`` and the
@@ -66,6 +69,7 @@ SOLVERS = {
     "svmsgd2": svmsgd2, "sgdqn": sgdqn, "olbfgs": olbfgs,
     "fiol": fiol, "comid": comid, "isgd": isgd, "sgd_l1": sgd_l1,
     "sag": sag, "svrg": svrg,
+    "saga": saga, "sdca": sdca,
     "lbfgs": lbfgs,
     "asgd": asgd,
 }

@@ -25,6 +25,8 @@ SOLVER_TABLE = {
                    sigma_zero=True),
     "sag": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
     "svrg": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
+    "saga": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
+    "sdca": dict(kwargs=dict(epochs=2, loss="hinge"), steps="epochs"),
     "lbfgs": dict(kwargs=dict(loss="logistic"), steps=None),
     "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
 }

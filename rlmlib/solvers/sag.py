@@ -21,14 +21,10 @@ rank-r part vb is updated at every step (O(r)). A step costs O(nnz(x_i) + r).
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_seed, check_steps, sigma_keyword
-from ..core.rows import check_test_set, unsigned_index
-from ..core.order import ORDERS, ExampleStream, check_order
+from ..core.checks import sigma_keyword
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
 from ..core.losses import loss_deriv
-from .vr import RENORM, catch_up_all, row_margin, solver_setup
+from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
 
 @njit(cache=True)
@@ -128,40 +124,27 @@ def sag(X, y, *, sigma, epochs, loss, step=None, precondition=None, seed=0,
     >>> bool(res.objective - ref.objective < 1e-8 * ref.objective)
     True
     """
-    epochs = check_int("epochs", epochs)
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    n_checkpoints = check_checkpoints(n_checkpoints)
-    A = solver_setup("sag", X, y, sigma, loss, step, precondition)
-    rows, m = A["rows"], A["m"]
-    check_steps("epochs", epochs * m, "epochs * m")
-    test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])
-    n, r = rows.n_features, A["e"].shape[0]
+    P = problem_for("sag", X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
+                    y_test, progress)
+    A = solver_setup("sag", P, step, precondition)
+    m, n, r = P.m, P.n, A["e"].shape[0]
     va, vb, last, Sa, Sb = np.zeros(n), np.zeros(r), np.zeros(n), np.zeros(n), np.zeros(r)
     gtab, seen = np.zeros(m), np.zeros(m, dtype=np.bool_)
     state = np.array([1.0, 0.0, 0.0])
-    indices, indptr = unsigned_index(rows)
-    stream = ExampleStream(m, order, seed)
 
-    def advance(t_begin, t_end):
-        for idx, start, stop in stream.segments(t_end - t_begin):
-            sag_steps(rows.data, indices, indptr, A["y"], A["Q"], A["e"], A["alpha2"],
-                      A["rho"], A["shift"], A["code"], A["step"], va, vb, last, Sa, Sb, gtab,
-                      seen, state, idx, start, stop)
-        if not (np.isfinite(va).all() and np.isfinite(vb).all()):
-            raise FloatingPointError(f"sag diverged by step {t_end}: step={A['step']:.3g} is "
-                                     f"too long (L_max = {A['Lmax']:.3g})")
+    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        sag_steps(rows.data, ind, ptr, yy, A["Q"], A["e"], A["alpha2"], A["rho"], A["shift"],
+                  A["code"], A["step"], va, vb, last, Sa, Sb, gtab, seen, state, idx, start,
+                  stop)
 
     def get_w():
         catch_up_all(va, vb, last, Sa, state)
         return va + A["U"](vb)
 
-    evaluate = make_evaluate(rows, A["y"], A["sigma"], A["code"], 2.0, test, A["task"], get_w)
-    trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,
-                             desc="sag", test_metric_name="mse" if A["task"] == "regression"
-                             else "accuracy")
-    params = {"sigma": A["sigma"], "epochs": epochs, "loss": loss, "step": A["step"],
+    params = {"sigma": P.sigma, "epochs": P.epochs, "loss": loss, "step": A["step"],
               "L_max": A["Lmax"], "preconditioned": precondition is not None,
               "beta": None if precondition is None else precondition.beta,
-              "seed": seed, "order": order}
-    return Result(w=get_w(), solver="sag", params=params, trace=trace, classes=A["classes"])
+              "seed": P.seed, "order": P.order}
+    # rows stay in storage order: the preconditioner's Q and the table are indexed by row
+    return P.run(steps, get_w, params, state=lambda: (va, vb), copy_rows=False,
+                 hint=f"step={A['step']:.3g} is too long (L_max = {A['Lmax']:.3g})")

@@ -7,9 +7,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_positive, check_sigma
-from ..core.losses import LOSSES, loss_code
-from ..core.rows import check_scale, n_rows
+from ..core.checks import check_positive
+from ..core.losses import LOSSES
 from ..precond.preconditioner import CURVATURE, Preconditioner, _check_beta, _row_norms2
 
 
@@ -49,26 +48,29 @@ def row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum):
     return z
 
 
-def solver_setup(name, X, y, sigma, loss, step, precondition):
-    """Checked arrays for ``sag``/``svrg``: plain problem when ``precondition`` is None, else
-    the transformed one (in the original coordinates, see the module docstring)."""
-    from ..core.rows import check_X_y
-    from ..core.losses import loss_task
+def problem_for(name, X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test, y_test,
+                progress):
+    """The checked :class:`~rlmlib.core.problem.Problem` of ``sag``/``svrg`` (squared or
+    logistic loss, every order, CSR rows)."""
+    from ..core.order import ORDERS
+    from ..core.problem import Problem
 
-    code = loss_code(loss)
-    if loss not in CURVATURE:
-        raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for {name}, "
-                         f"got {loss!r}")
-    sigma = check_sigma(sigma)
-    rows, yf, classes = check_X_y(X, y, task=loss_task(loss))
-    m = n_rows(rows)
+    return Problem(name, X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
+                   orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                   progress=progress, losses=tuple(CURVATURE), compact_dense=False)
+
+
+def solver_setup(name, prob, step, precondition):
+    """Checked arrays for ``sag``/``svrg`` on the Problem ``prob``: plain problem when
+    ``precondition`` is None, else the transformed one (in the original coordinates, see
+    the module docstring)."""
+    code, sigma, rows, yf, classes, m, loss = prob.code, prob.sigma, prob.rows, prob.y, \
+        prob.classes, prob.m, prob.loss
     # data scale (DESIGN.md, "Validated ranges"): SAG and SVRG have no a-priori bound on
     # their iterates; the minimizer's, ||w*|| <= sqrt(2 F(0) / sigma), is checked (the same
-    # point in either coordinates), and overflow along a run is caught by the solvers'
-    # divergence check
-    from ..core.losses import loss_values
-    F0 = float(np.mean(loss_values(code, np.zeros_like(yf), yf, np.empty_like(yf))))
-    check_scale(rows, yf, code, math.sqrt(2.0 * F0 / sigma), "sqrt(2 F(0) / sigma)", name)
+    # point in either coordinates), and overflow along a run is caught by the divergence
+    # check
+    prob.check_scale(*prob.minimizer_bound())
     norms = _row_norms2(rows.data, rows.indptr, np.empty(m))
     L = LOSSES[loss]["smoothness"]
     P = precondition
@@ -101,4 +103,10 @@ def solver_setup(name, X, y, sigma, loss, step, precondition):
         step = check_positive("step", step)
     return dict(code=code, sigma=sigma, rows=rows, y=yf, classes=classes, m=m, U=U,
                 Q=np.ascontiguousarray(Q), e=np.ascontiguousarray(e), alpha2=float(alpha2),
-                rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=loss_task(loss))
+                rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=prob.task)
+
+
+def row_norms2(rows):
+    """||x_i||^2 of every row of a CSR :class:`Rows` (one pass)."""
+    m = rows.indptr.shape[0] - 1
+    return _row_norms2(rows.data, rows.indptr, np.empty(m))

@@ -103,7 +103,8 @@ def table2(X, y, loss, sigma, beta, s, reps=5, dense_rows=300, seed=0):
         return rlmlib.precondition(X, sigma=sigma, beta=beta, m=s, seed=seed)
 
     def stage(P=None, A=X, b=y):
-        res = rlmlib.svrg(A, b, sigma=sigma, epochs=3, loss=loss, precondition=P, seed=seed)
+        res = rlmlib.svrg(A, b, sigma=sigma, epochs=3, loss=loss, precondition=P, seed=seed,
+                          inner=2 * A.shape[0])   # a stage: the snapshot + 2m steps
         return res.trace.seconds[-1]
 
     P = build()

@@ -1,0 +1,132 @@
+"""SAGA (and SAG, SVRG): equality with the literal NumPy transcriptions of the algorithm
+boxes (rlmlib.book.vr), dense = sparse, the optimum certified by rlmlib.lbfgs (l2) or by the
+optimality conditions (l1), and errors on bad input."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import rlmlib
+from rlmlib.book.vr import draws, saga_literal, sag_literal, svrg_literal
+
+
+def problem(loss, m=120, n=9, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, n)) / np.arange(1, n + 1)
+    X *= rng.random((m, n)) < 0.4  # sparse rows: the just-in-time updates are exercised
+    z = X @ rng.standard_normal(n)
+    y = z + 0.1 * rng.standard_normal(m) if loss == "squared" else np.where(z > 0, 1.0, -1.0)
+    return X, y
+
+
+def close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("penalty", ["l2", "l1"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_saga_equals_its_box(loss, penalty, sparse):
+    X, y = problem(loss)
+    sigma, epochs = 0.02, 4
+    A = sp.csr_matrix(X) if sparse else X
+    res = rlmlib.saga(A, y, sigma=sigma, epochs=epochs, loss=loss, penalty=penalty, seed=3)
+    ref = saga_literal(X, y, sigma, res.params["step"], draws(len(y), epochs * len(y),
+                       seed=3), loss=loss, penalty=penalty)
+    close(res.w, ref)
+
+
+def test_saga_l1_catch_up_with_large_table():
+    # ḡ_k beyond σ drives a rarely read coordinate through zero: the closed-form catch-up
+    # (which walks the sign change) must equal the step-by-step box
+    rng = np.random.default_rng(5)
+    X = np.zeros((60, 4))
+    X[:, 0] = rng.standard_normal(60) * 3
+    X[::7, 1] = 1.0
+    X[::11, 2] = -2.0
+    X[:, 3] = rng.standard_normal(60)
+    y = np.where(X[:, 0] + X[:, 2] > 0, 1.0, -1.0)
+    for sigma in (1e-4, 0.05, 0.3):
+        res = rlmlib.saga(sp.csr_matrix(X), y, sigma=sigma, epochs=5, penalty="l1",
+                          step=0.05, seed=1)
+        ref = saga_literal(X, y, sigma, 0.05, draws(60, 300, seed=1), penalty="l1")
+        close(res.w, ref)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_sag_svrg_equal_their_boxes(loss):
+    X, y = problem(loss)
+    m, sigma = len(y), 0.02
+    res = rlmlib.sag(sp.csr_matrix(X), y, sigma=sigma, epochs=3, loss=loss, seed=2)
+    close(res.w, sag_literal(X, y, sigma, res.params["step"], draws(m, 3 * m, seed=2), loss))
+    res = rlmlib.svrg(X, y, sigma=sigma, epochs=6, loss=loss, inner=m // 2, seed=2)
+    stages = res.params["stages"]
+    ref = svrg_literal(X, y, sigma, res.params["step"], m // 2, stages,
+                       draws(m, stages * (m // 2), seed=2), loss)
+    close(res.w, ref)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("penalty", ["l2", "l1"])
+def test_dense_equals_sparse(loss, penalty):
+    X, y = problem(loss, m=200)
+    a = rlmlib.saga(X, y, sigma=0.01, epochs=5, loss=loss, penalty=penalty)
+    b = rlmlib.saga(sp.csr_matrix(X), y, sigma=0.01, epochs=5, loss=loss, penalty=penalty)
+    close(a.w, b.w)
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_l2_reaches_certified_optimum(loss, sparse):
+    X, y = problem(loss, m=300)
+    A = sp.csr_matrix(X) if sparse else X
+    ref = rlmlib.lbfgs(A, y, sigma=0.01, loss=loss, tol=1e-12)
+    assert ref.info["converged"]
+    res = rlmlib.saga(A, y, sigma=0.01, epochs=150, loss=loss)
+    assert res.objective == pytest.approx(
+        rlmlib.objective(A, y, res.w, sigma=0.01, loss=loss), rel=1e-12)
+    assert res.objective - ref.objective < 1e-10 * ref.objective
+    np.testing.assert_allclose(res.w, ref.w, atol=1e-5 * np.abs(ref.w).max())
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_l1_optimality_conditions(loss):
+    # w minimizes σ‖w‖₁ + f iff ∇f(w)_k = -σ sign(w_k) where w_k ≠ 0, |∇f(w)_k| <= σ else
+    X, y = problem(loss, m=300)
+    sigma = 0.01
+    res = rlmlib.saga(sp.csr_matrix(X), y, sigma=sigma, epochs=300, loss=loss, penalty="l1")
+    z = X @ res.w
+    d = z - y if loss == "squared" else -y / (1 + np.exp(y * z))
+    grad = X.T @ d / len(y)
+    nz = res.w != 0
+    assert 0 < nz.sum() < len(res.w)  # the test has both kinds of coordinates
+    np.testing.assert_allclose(grad[nz], -sigma * np.sign(res.w[nz]), atol=1e-9)
+    assert np.all(np.abs(grad[~nz]) <= sigma + 1e-9)
+    # and the objective reported is the l1 one
+    F = np.mean(0.5 * (z - y) ** 2 if loss == "squared" else np.log1p(np.exp(-y * z)))
+    assert res.objective == pytest.approx(F + sigma * np.abs(res.w).sum(), rel=1e-12)
+
+
+def test_trace_independent_of_checkpoints():
+    X, y = problem("logistic")
+    a = rlmlib.saga(sp.csr_matrix(X), y, sigma=0.01, epochs=4)
+    b = rlmlib.saga(sp.csr_matrix(X), y, sigma=0.01, epochs=4, n_checkpoints=7)
+    close(a.w, b.w)
+    assert np.all(np.diff(b.trace.objective[1:]) < 0.05)
+
+
+def test_bad_inputs():
+    X, y = problem("logistic")
+    with pytest.raises(ValueError, match="penalty"):
+        rlmlib.saga(X, y, sigma=0.1, penalty="l3")
+    with pytest.raises(ValueError, match="loss must be one of 'squared', 'logistic'"):
+        rlmlib.saga(X, y, sigma=0.1, loss="hinge")
+    with pytest.raises(ValueError, match="step"):
+        rlmlib.saga(X, y, sigma=0.1, step=-1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        rlmlib.saga(X, y, sigma=0.0)
+    with pytest.raises(ValueError, match="epochs"):
+        rlmlib.saga(X, y, sigma=0.1, epochs=0)
+    with pytest.raises(TypeError, match="sigma"):
+        rlmlib.saga(X, y, lam=0.1)
+    with pytest.raises(ValueError):
+        rlmlib.saga(X, y[:-1], sigma=0.1)
