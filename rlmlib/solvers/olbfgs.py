@@ -214,7 +214,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         storage_pass(trial.steps, rows, ys)
         return trial.w
 
-    t0, selected, info = choose_t0(p, t0, one_pass)
+    t0, selected, info = choose_t0(p, t0, one_pass, 1, "olbfgs")
     run = _Run(p, memory, t0, eta0, damping)
     indices, indptr = p.unsigned()
 

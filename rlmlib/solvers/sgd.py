@@ -81,11 +81,18 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, s
     state[0] = s
 
 
-def t0_heuristic(sigma, loss):
-    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)).
+def t0_heuristic(sigma, loss, row_norm=1.0):
+    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)), for rows of any scale.
 
-    t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|) and typw = σ^(−1/4), a typical
-    weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the first step has length η0.
+    Bottou's heuristic assumes ‖x‖ <= 1: t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|)
+    and typw = σ^(−1/4), a typical weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the
+    first step has length η0. For rows of norm up to R = ``row_norm`` > 1 it is applied to the
+    rescaled problem: with x = R x' and w' = R w, F(w) = (σ/R²)/2 ‖w'‖² + mean ℓ(⟨w', x'⟩), and
+    SGD on w with step 1/(σ (t + t0)) is SGD on w' with step 1/((σ/R²)(t + t0)): the same t0.
+    So t0 is Bottou's t0 at σ' = σ/R² (the first step on w is η0'/R²). For a loss that is not
+    Lipschitz but β-smooth (squared hinge, squared: β = 1) the first step is moreover capped
+    at 1/L, L = β R² + σ, the example objective's smoothness, so every step is within the
+    stability limit 2/L: t0 >= L/σ. With R <= 1 this is Bottou's t0 unchanged.
 
     Parameters
     ----------
@@ -93,6 +100,8 @@ def t0_heuristic(sigma, loss):
         Regularization weight σ.
     loss : str
         One of ``rlmlib.LOSSES``.
+    row_norm : float > 0, default 1
+        R = max ‖x_i‖ of the data (values <= 1 give Bottou's heuristic).
 
     Returns
     -------
@@ -111,10 +120,20 @@ def t0_heuristic(sigma, loss):
     1000.0
     >>> t0_heuristic(1e-4, "squared") > t0_heuristic(1e-4, "hinge")  # |ℓ'(-10)| = 11 > 1
     True
+    >>> t0_heuristic(1e-2, "hinge", row_norm=10.0) == t0_heuristic(1e-4, "hinge")
+    True
+    >>> t0_heuristic(1e-2, "squared_hinge", row_norm=10.0) >= (100 + 1e-2) / 1e-2
+    True
     """
-    typw = math.sqrt(1.0 / math.sqrt(sigma))
-    # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
-    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma
+    from ..core.losses import LOSSES
+    R2 = max(1.0, float(row_norm)) ** 2
+    s = sigma / R2   # sigma of the rescaled problem (rows of norm <= 1)
+    typw = math.sqrt(1.0 / math.sqrt(s))
+    # t0 = max(1, |loss'|) / (typw s), in an order that cannot underflow to 1/0
+    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / s
+    spec = LOSSES[loss]
+    if not spec["lipschitz"] <= 1.0 and math.isfinite(spec["smoothness"]):
+        t0 = max(t0, (spec["smoothness"] * R2 + sigma) / sigma)   # first step <= 1/L
     if not math.isfinite(t0):
         raise ValueError(f"the t0 heuristic overflows for loss={loss!r} at sigma={sigma!r} "
                          f"(|loss'(-sigma^-1/4)| / (sigma^3/4) is beyond the double range): "
@@ -122,7 +141,7 @@ def t0_heuristic(sigma, loss):
     return t0
 
 
-def _check_scale(rows, y, sigma, t0, code):
+def _check_scale(rows, y, sigma, t0, code, stats=None):
     """sgd's data-scale bounds (checked by the shared _checks.check_scale). For a loss with
     |loss'| <= 1 (hinge, logistic, absolute) every iterate has ||w_t|| <= R / (sigma
     min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
@@ -130,7 +149,7 @@ def _check_scale(rows, y, sigma, t0, code):
     sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
     check. Returns (R, R W), used by _settle_if_diverging."""
     from ..core.losses import LOSSES, NAMES, loss_values
-    stats = row_scale(rows)
+    stats = row_scale(rows) if stats is None else stats
     R = stats[0]
     if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
         W = R / (sigma * min(1.0, t0))
@@ -164,8 +183,10 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
         One of ``rlmlib.LOSSES``.
     t0 : float > 0 or None
         Offset of the step schedule. None: Bottou's heuristic t0 = 1/(η0 σ) with
-        η0 = σ^(-1/4) / max(1, |ℓ'(-σ^(-1/4); 1)|), which assumes ‖x‖ of order 1
-        (``rlmlib.solvers.sgd.t0_heuristic``).
+        η0 = σ^(-1/4) / max(1, |ℓ'(-σ^(-1/4); 1)|), derived for ‖x‖ <= 1 and applied at
+        σ/R² for rows of norm up to R = max ‖x_i‖ > 1 (the same run on rows scaled to norm
+        1); for the squared hinge and squared losses the first step is at most 1/L,
+        L = R² + σ (``rlmlib.solvers.sgd.t0_heuristic``).
     seed : int >= 0
         Seed of ``numpy.random.default_rng`` for the example order.
     order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}
@@ -210,15 +231,18 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     order = check_order(order, ORDERS)
     n_checkpoints = check_checkpoints(n_checkpoints)
     heuristic = t0 is None
-    t0 = t0_heuristic(sigma, loss) if heuristic else check_positive("t0", t0)
+    t0 = None if heuristic else check_positive("t0", t0)
     task = loss_task(loss)
     # dense input in compact form: the kernel indexes dense rows directly (see sgd_steps)
     rows, yf, classes = check_X_y(X, y, task=task, compact_dense=True)
+    stats = row_scale(rows)  # (max ||x_i||, smallest |x_ij|), one pass
+    if heuristic:  # scaled to the data's largest row (t0_heuristic)
+        t0 = t0_heuristic(sigma, loss, stats[0])
     dense = is_compact(rows)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
     check_steps("epochs", epochs * m, "epochs * m")
-    zmax = _check_scale(rows, yf, sigma, t0, code)
+    zmax = _check_scale(rows, yf, sigma, t0, code, stats)
 
     v = np.zeros(rows.n_features)
     state = np.ones(1)  # state[0] = s, w = s v
@@ -248,8 +272,7 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
         raise FloatingPointError(
             f"sgd diverged: the weights or the objective overflowed by step {t} (epoch "
             f"{t / m:.3g}) with sigma={sigma}, t0={t0:.6g}, loss={loss!r}; the first steps "
-            f"1/(sigma (t + t0)) are too long for this data (the t0 heuristic assumes ||x|| "
-            f"of order 1): scale the rows or pass a larger t0")
+            f"1/(sigma (t + t0)) are too long for this data: pass a larger t0")
 
     def get_w():
         return state[0] * v

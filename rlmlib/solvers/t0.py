@@ -1,26 +1,42 @@
 """The step offset t0 and the skip of the scheduled solvers of Bordes, Bottou and Gallinari
 2009 (SVMSGD2, SGD-QN in both versions) and of oLBFGS: the default ``skip``, the paper's t0
-selection procedure, and one storage-order pass for it.
+selection procedure (on a sample of fixed size), the stability limit of a given t0, and one
+storage-order pass for the selection.
 
 Sparse data: a step of SGD on (sigma/2)||w||^2 + loss costs O(n) for the regularization part
 (every coordinate shrinks) and O(d) for the loss part (the non-zeros of x). SVMSGD2 applies
 the regularization every ``skip`` steps with a ``skip``-times larger gain, which has the same
 expectation; with skip = 16 n / d the dense work is one sixteenth of the sparse work.
+
+Stability. The first step of all four solvers is SGD's, w <- w - (1/(sigma t0)) g with
+g = sigma w + loss'(<w, x>) x. For a loss of smoothness beta (squared hinge 1, logistic 1/4)
+the example's objective (sigma/2)||w||^2 + loss(<w, x>) is L-smooth with
+L = beta max||x||^2 + sigma, and a gradient step on an L-smooth quadratic is stable only for
+steps below 2/L: t0 >= t0_min = L / (2 sigma). The regularization step every ``skip``
+examples multiplies w by 1 - skip/(t + t0), which lies below -1 (w grows and flips sign)
+for t0 < skip / 2: so t0_min is also at least skip / 2.
 """
 import math
 import time
+import warnings
 
 import numpy as np
 
 from ..core.checks import check_int, check_positive
-from ..core.rows import is_compact, n_rows
+from ..core.rows import Rows, is_compact, max_row_norm, n_rows
 from ..core.objective import objective_rows
 
 #: the paper's constant c of skip = c n / d
 SKIP_C = 16
 #: the t0 grid of the selection procedure: 10^0 ... 10^10
 T0_GRID = tuple(10.0 ** k for k in range(11))
-
+#: rows of the selection sample: min(m, T0_SAMPLE), as Bottou's programs (a fixed sample, so
+#: the selection costs the same whatever m)
+T0_SAMPLE = 1000
+#: a candidate must lower the sample's objective below (1 - T0_DECREASE) F(0) to count as a
+#: decrease; candidates that do not "tie" at F(0) (w barely moved) and never win over one
+#: that decreased
+T0_DECREASE = 1e-3
 
 
 # ------------------------------------------------------------------------- hyperparameters
@@ -41,46 +57,70 @@ def check_skip(skip, rows):
 
 
 def subset(rows, y, idx):
-    """The examples ``idx`` of ``rows`` in the same form (compact dense or CSR)."""
-    from ..core.rows import Rows
-
+    """The examples ``idx`` of ``rows`` in the same form (compact dense or CSR), built with
+    array operations (no loop over the rows)."""
     if is_compact(rows):
         n = rows.n_features
         data = rows.data.reshape(-1, n)[idx].ravel()
         indptr = np.arange(0, idx.shape[0] * n + 1, n, dtype=np.int64)
         return Rows(data, rows.indices, indptr, n, False), y[idx]
-    starts, stops = rows.indptr[idx], rows.indptr[idx + 1]
-    lengths = stops - starts
+    starts = rows.indptr[idx]
+    lengths = rows.indptr[idx + 1] - starts
     indptr = np.zeros(idx.shape[0] + 1, np.int64)
     np.cumsum(lengths, out=indptr[1:])
-    take = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops)]) if idx.size \
-        else np.zeros(0, np.int64)
+    # entry k of the subset is entry k - indptr[row] + starts[row] of the rows
+    take = np.arange(indptr[-1], dtype=np.int64) + np.repeat(starts - indptr[:-1], lengths)
     return Rows(rows.data[take], rows.indices[take], indptr, rows.n_features,
                 rows.sparse), y[idx]
 
 
-def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID):
-    """The paper's procedure: one pass over a random 10 % of the examples for each t0 in
-    ``grid``, keep the t0 whose primal (on that subset) is lowest, i.e. decreased most.
+def t0_min(sigma, code, R, skip=1):
+    """The smallest stable t0 (module docstring): max(L / (2 sigma), skip / 2) with
+    L = beta R^2 + sigma, beta the loss's smoothness (no smoothness bound for a loss of
+    infinite smoothness, hinge and exponential: then skip / 2 only), R = max ||x||."""
+    from ..core.losses import LOSSES, NAMES
+    beta = LOSSES[NAMES[code]]["smoothness"]
+    lo = skip / 2.0
+    if math.isfinite(beta):
+        lo = max(lo, (beta * R * R + sigma) / (2.0 * sigma))
+    return lo
 
-    ``one_pass(rows, y, t0) -> w`` runs the solver's own pass. Returns ``(t0, table)`` with
-    ``table`` the list of (t0, primal) tried (NaN for a run that overflowed)."""
+
+def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID, lo=0.0,
+              sample=T0_SAMPLE):
+    """The paper's procedure on a sample of fixed size: one pass over min(m, ``sample``)
+    examples drawn with ``seed`` (in storage order) for each t0 of ``grid`` at or above the
+    stability limit ``lo`` (and lo itself when no grid value lies in [lo, 10 lo]), keeping
+    the t0 whose primal on the sample is lowest among those that lowered it below
+    (1 - T0_DECREASE) F(0).
+
+    ``one_pass(rows, y, t0) -> w`` runs the solver's own pass. Returns ``(t0, table, tie)``:
+    ``table`` the list of (t0, primal) tried (NaN for a run that overflowed), ``tie`` True
+    when no candidate decreased the primal (then the smallest stable t0, the largest first
+    step, is returned: the one most likely to move)."""
     m = n_rows(rows)
-    k = max(1, int(math.ceil(m / 10)))
-    rng = np.random.default_rng((seed, 10))
-    idx = np.sort(rng.choice(m, k, replace=False)).astype(np.int64)
-    sub, ys = subset(rows, y, idx)
+    k = min(m, int(sample))
+    if k < m:
+        rng = np.random.default_rng((seed, 10))
+        idx = np.sort(rng.choice(m, k, replace=False)).astype(np.int64)
+        sub, ys = subset(rows, y, idx)
+    else:
+        sub, ys = rows, y
+    cands = [float(t) for t in grid if t >= lo]
+    if lo > 0 and (not cands or cands[0] > 10 * lo):
+        cands.insert(0, float(lo))  # a stable t0 within a factor 10 of the limit
+    f0 = objective_rows(sub, ys, np.zeros(rows.n_features), sigma, code)
     table = []
     with np.errstate(over="ignore", invalid="ignore"):
-        for t0 in grid:
-            w = one_pass(sub, ys, float(t0))
+        for t0 in cands:
+            w = one_pass(sub, ys, t0)
             f = objective_rows(sub, ys, w, sigma, code) if np.isfinite(w).all() else np.nan
-            table.append((float(t0), float(f) if np.isfinite(f) else np.nan))
+            table.append((t0, float(f) if np.isfinite(f) else np.nan))
     costs = np.array([c for _, c in table])
-    if np.isnan(costs).all():
-        raise FloatingPointError(
-            "t0 selection: every t0 in the grid overflowed on the 10 % subset; scale the rows")
-    return table[int(np.nanargmin(costs))][0], table
+    decreased = costs < (1.0 - T0_DECREASE) * f0   # NaN compares False
+    if not decreased.any():
+        return cands[0], table, True
+    return table[int(np.argmin(np.where(decreased, costs, np.inf)))][0], table, False
 
 
 # ------------------------------------------------------------------------------- the driver
@@ -94,15 +134,46 @@ def storage_pass(steps, rows, y):
           np.arange(m, dtype=np.uint64), 0, m, 0, False)
 
 
+def check_skip_reaches(skip, p, name):
+    """Warn (before the run) when ``skip`` exceeds the run's step count: the regularization
+    step would never be applied."""
+    total = p.epochs * p.m
+    if skip > total:
+        warnings.warn(
+            f"{name}: skip={skip} exceeds the run's {total} steps (epochs * m = "
+            f"{p.epochs} * {p.m}): the regularization step is never applied, so the run "
+            f"minimizes the loss alone; expected skip <= epochs * m (default 16 n / d)",
+            RuntimeWarning, stacklevel=4)
 
 
-def choose_t0(p, t0, one_pass):
-    """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given, or, for
-    None, the paper's selection (:func:`select_t0`) with ``one_pass(rows, y, t0) -> w``;
-    ``info`` then holds the table of primals and the seconds the selection took."""
+def choose_t0(p, t0, one_pass, skip=1, name="solver"):
+    """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given (with a
+    warning before the run when it is below the stability limit :func:`t0_min`), or, for None,
+    the paper's selection (:func:`select_t0`, on stable candidates only) with
+    ``one_pass(rows, y, t0) -> w``. ``info`` holds ``t0_min`` and, for a selection, the table of
+    primals, the sample size, the seconds the selection took and whether it tied at F(0)
+    (a tie also warns)."""
     t0 = None if t0 is None else check_positive("t0", t0)
+    lo = t0_min(p.sigma, p.code, max_row_norm(p.rows), skip)
     if t0 is not None:
-        return t0, False, {}
+        if t0 < lo:
+            warnings.warn(
+                f"{name}: t0={t0:.6g} is below the stability limit t0_min = {lo:.6g} "
+                f"(the first step 1/(sigma t0) = {1 / (p.sigma * t0):.3g} exceeds "
+                f"2/L = {1 / (p.sigma * lo):.3g} for L = smoothness * max||x||^2 + sigma, "
+                f"or t0 < skip/2 = {skip / 2:g}); the first steps may grow w by orders of "
+                f"magnitude: expected t0 >= {lo:.6g}, or t0=None (selection)",
+                RuntimeWarning, stacklevel=4)
+        return t0, False, {"t0_min": lo}
     start = time.perf_counter()
-    t0, table = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed)
-    return t0, True, {"t0_table": table, "t0_seconds": time.perf_counter() - start}
+    t0, table, tie = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed, lo=lo)
+    info = {"t0_table": table, "t0_seconds": time.perf_counter() - start,
+            "t0_sample": min(p.m, T0_SAMPLE), "t0_min": lo, "t0_tie": tie}
+    if tie:
+        warnings.warn(
+            f"{name}: t0 selection found no t0 in {[c for c, _ in table]} that lowers the "
+            f"objective on a sample of {info['t0_sample']} examples below F(0) (a tie at "
+            f"w = 0); using the smallest stable t0 = {t0:.6g}: pass t0 explicitly, or check "
+            f"sigma (a sigma this large may make w = 0 nearly optimal)",
+            RuntimeWarning, stacklevel=4)
+    return t0, True, info
