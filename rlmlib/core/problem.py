@@ -6,7 +6,7 @@ walks the example order, takes the checkpoints, watches for divergence and retur
 """
 import numpy as np
 
-from .checks import check_int, check_positive, check_seed
+from .checks import check_int, check_positive, check_seed, check_steps
 from .losses import loss_code, loss_task
 from .order import ExampleStream, check_order
 from .result import Result
@@ -37,6 +37,7 @@ class Problem:
                                    self.classes)
         self.m = n_rows(self.rows)
         self.n = self.rows.n_features
+        check_steps("epochs", self.epochs * self.m, "epochs * m")
 
     def run(self, name, steps, get_w, params, info=None, on_checkpoint=None):
         """Run ``steps(idx, start, stop, t)`` over epochs * m steps in the chosen order,

@@ -252,7 +252,7 @@ def as_rows(X, name="X", compact_dense=False):
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {_show(X)}")
     try:
-        A = np.asarray(X)
+        A = np.asarray(_numeric_pandas(X))
     except Exception as e:  # ragged lists and the like
         raise ValueError(f"{name} must be a 2-D array of real numbers, got {_show(X)}") from e
     if A.dtype.kind not in "biuf":
@@ -281,6 +281,19 @@ def as_rows(X, name="X", compact_dense=False):
     return Rows(data, indices, indptr, int(n), False)
 
 
+def _numeric_pandas(X):
+    """A pandas DataFrame or Series whose columns are all numeric, nullable extension dtypes
+    included (Float64, Int64, boolean: numpy would make them dtype object), as a float64
+    array (a missing value becomes NaN, which the finiteness check then refuses, naming it);
+    anything else unchanged. pandas is never imported."""
+    if not (hasattr(X, "to_numpy") and hasattr(X, "dtypes")):
+        return X
+    dtypes = list(X.dtypes) if hasattr(X, "columns") else [X.dtype]
+    if not dtypes or any(getattr(d, "kind", "O") not in "biuf" for d in dtypes):
+        return X
+    return X.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def check_y(y, m=None, task="binary", name="y"):
     """Check labels/targets. Returns ``(y_float64, classes)``.
 
@@ -293,7 +306,7 @@ def check_y(y, m=None, task="binary", name="y"):
         raise TypeError(f"{name} must be a 1-D array, got {_show(y)}")
     if _is_sparse(y):
         raise TypeError(f"{name} must be a dense 1-D array, got a sparse matrix")
-    yv = np.asarray(y)
+    yv = np.asarray(_numeric_pandas(y))
     if yv.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got an array of shape {yv.shape}")
     if yv.shape[0] == 0:

@@ -26,7 +26,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_interval, check_positive, sigma_keyword
+from ..core.checks import (check_int, check_interval, check_memory, check_positive,
+                           sigma_keyword)
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
@@ -208,6 +209,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    check_memory("memory", memory, 16 * memory * p.n, f"two (memory, n) arrays, n = {p.n}")
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, memory, t0_try, eta0, damping)

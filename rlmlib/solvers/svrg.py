@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_seed, check_steps, sigma_keyword
+from ..core.checks import STEPS_MAX, check_int, check_seed, check_steps, sigma_keyword
 from ..core.rows import check_test_set, unsigned_index
 from ..core.order import ORDERS, ExampleStream, check_order
 from ..core.prefetch import prefetch_ahead
@@ -145,7 +145,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     n_checkpoints = check_checkpoints(n_checkpoints)
     A = solver_setup("svrg", X, y, sigma, loss, step, precondition)
     rows, m = A["rows"], A["m"]
-    inner = 2 * m if inner is None else check_int("inner", inner)
+    inner = 2 * m if inner is None else check_int("inner", inner, 1, STEPS_MAX)
     stages = math.ceil(epochs / (1.0 + inner / m))
     check_steps("epochs", stages * inner, "stages * inner")
     test = check_test_set(X_test, y_test, rows.n_features, A["task"], A["classes"])

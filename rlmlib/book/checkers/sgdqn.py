@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .base import _checker_doc, _compare_vectors
+from .base import _call, _checker_doc, _compare_vectors
 
 
 def _dloss(z, y):
@@ -105,7 +105,8 @@ def check_scheduled_step(student):
     """
     for case, w, x, y, t, t0, sigma, skip, count in _step_cases():
         exp_w, exp_c = scheduled_step(w, x, y, t, t0, sigma, skip, count)
-        out = student(w.copy(), x.copy(), y, t, t0, sigma, skip, count)
+        out = _call("scheduled step", f"'{case}'", student, w.copy(), x.copy(), y, t, t0,
+                    sigma, skip, count)
         if not (isinstance(out, tuple) and len(out) == 2):
             raise AssertionError(f"scheduled step on input '{case}': expected a pair "
                                  f"(w_new, count_new), got {type(out).__name__}")
@@ -172,7 +173,7 @@ def check_skip_from_cost(student):
              (3, 2, 1), (100, 3, 3)]
     for n, d, c in cases:
         exp = skip_from_cost(n, d, c)
-        got = student(n, d, c)
+        got = _call("skip", f"n={n}, d={d}, c={c}", student, n, d, c)
         if isinstance(got, bool) or not isinstance(got, (int, np.integer)):
             raise AssertionError(f"skip for n={n}, d={d}, c={c}: expected an integer, got "
                                  f"{got!r}")
@@ -255,7 +256,7 @@ def check_secant_ratio(student):
          np.array([1.0, -2.0]), 0.2),
     ]
     for case, dw, dd, x, sigma in cases:
-        got = student(dw.copy(), dd, x.copy(), sigma)
+        got = _call("secant ratio", f"'{case}'", student, dw.copy(), dd, x.copy(), sigma)
         _compare_vectors("secant ratio", got, secant_ratio(dw, dd, x, sigma), 1e-12,
                          f"'{case}'")
     return f"check_secant_ratio: all {len(cases)} cases agree"
@@ -338,7 +339,8 @@ def check_corrected_update(student):
          rng.standard_normal(6), 0.01, 10 ** 12, 1e-6),
     ]
     for case, B, w1, w, x, dd, dt, sigma in cases:
-        got = student(B.copy(), w1.copy(), w.copy(), x.copy(), dd, dt, sigma)
+        got = _call("corrected update", f"'{case}'", student, B.copy(), w1.copy(), w.copy(),
+                    x.copy(), dd, dt, sigma)
         _compare_vectors("corrected update", got,
                          corrected_update(B, w1, w, x, dd, dt, sigma), 1e-12, f"'{case}'")
     return f"check_corrected_update: all {len(cases)} cases agree"
@@ -385,7 +387,7 @@ def check_rate_exponent(student):
     rate exponent for c=0.05: expected 0.1, got 1.0. the 1/t rate needs 2c > 1
     """
     for c in (0.05, 0.1, 0.25, 0.4, 0.5, 0.75, 1.0, 3.0, 1e3, 1e-6):
-        got = student(c)
+        got = _call("rate exponent", f"c={c}", student, c)
         exp = rate_exponent(c)
         if not isinstance(got, (int, float, np.floating)) or not math.isfinite(float(got)):
             raise AssertionError(f"rate exponent for c={c}: expected a finite number, got "
