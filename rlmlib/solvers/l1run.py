@@ -17,6 +17,7 @@ from ..core.checks import (check_choice, check_int, check_interval, check_positi
 from ..core.rows import (check_scale, check_test_set, check_X_y, row_scale, n_rows,
                          unsigned_index)
 from .l1 import settle, soft
+from .limits import warn_step
 from ..core.order import ExampleStream, check_order
 from ..core.prefetch import prefetch_ahead
 from ..core.result import Result
@@ -183,7 +184,9 @@ def run_l1(algo, X, y, *, sigma, eta, epochs, loss, method="partition", schedule
     m = n_rows(rows)
     total = check_steps("epochs", epochs * m, "epochs * m")
     eta_sum = eta * total if sched == 0 else eta * 2.0 * math.sqrt(total)
-    _check_scale(algo, rows, yf, code, sigma, eta_sum)
+    R = _check_scale(algo, rows, yf, code, sigma, eta_sum)
+    if algo in ("sgd_l1", "comid"):  # explicit loss steps (fiol, isgd: implicit, any eta)
+        warn_step(algo, "eta", eta, R, code, stacklevel=5)
     n = rows.n_features
     w = np.zeros(n)
     last = np.zeros(n)

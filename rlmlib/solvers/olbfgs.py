@@ -31,6 +31,8 @@ from ..core.checks import (check_int, check_interval, check_memory, check_positi
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
+from ..core.rows import max_row_norm
+from .limits import warn_damping
 from .t0 import choose_t0, storage_pass
 from ..core.losses import loss_deriv
 
@@ -210,6 +212,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
     check_memory("memory", memory, 16 * memory * p.n, f"two (memory, n) arrays, n = {p.n}")
+    warn_damping(damping, max_row_norm(p.rows), p.code, p.sigma)
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, memory, t0_try, eta0, damping)

@@ -143,7 +143,7 @@ def check_skip_reaches(skip, p, name):
             f"{name}: skip={skip} exceeds the run's {total} steps (epochs * m = "
             f"{p.epochs} * {p.m}): the regularization step is never applied, so the run "
             f"minimizes the loss alone; expected skip <= epochs * m (default 16 n / d)",
-            RuntimeWarning, stacklevel=4)
+            RuntimeWarning, stacklevel=5)
 
 
 def choose_t0(p, t0, one_pass, skip=1, name="solver"):
@@ -152,17 +152,26 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver"):
     the paper's selection (:func:`select_t0`, on stable candidates only) with
     ``one_pass(rows, y, t0) -> w``. ``info`` holds ``t0_min`` and, for a selection, the table of
     primals, the sample size, the seconds the selection took and whether it tied at F(0)
-    (a tie also warns)."""
+    (a tie also warns). A ``skip`` beyond the run's step count warns too (the regularization
+    step would never be taken; its own limit skip/2 then does not apply)."""
     t0 = None if t0 is None else check_positive("t0", t0)
-    lo = t0_min(p.sigma, p.code, max_row_norm(p.rows), skip)
+    if skip > 1:
+        check_skip_reaches(skip, p, name)
+    reg_skip = skip if skip <= p.epochs * p.m else 1
+    R = max_row_norm(p.rows)
+    lo_L = t0_min(p.sigma, p.code, R)
+    lo = max(lo_L, reg_skip / 2.0)
     if t0 is not None:
         if t0 < lo:
+            why = (f"the first step 1/(sigma t0) = {1 / (p.sigma * t0):.3g} exceeds 2/L = "
+                   f"{1 / (p.sigma * lo_L):.3g}, L = smoothness * max||x||^2 + sigma"
+                   if t0 < lo_L else
+                   f"the regularization factor 1 - skip/t0 = {1 - reg_skip / t0:.3g} is below "
+                   f"-1 for skip={reg_skip}")
             warnings.warn(
-                f"{name}: t0={t0:.6g} is below the stability limit t0_min = {lo:.6g} "
-                f"(the first step 1/(sigma t0) = {1 / (p.sigma * t0):.3g} exceeds "
-                f"2/L = {1 / (p.sigma * lo):.3g} for L = smoothness * max||x||^2 + sigma, "
-                f"or t0 < skip/2 = {skip / 2:g}); the first steps may grow w by orders of "
-                f"magnitude: expected t0 >= {lo:.6g}, or t0=None (selection)",
+                f"{name}: t0={t0:.6g} is below the stability limit t0_min = {lo:.6g} ({why}); "
+                f"the first steps may grow w by orders of magnitude and the objective end "
+                f"far above F(0): expected t0 >= {lo:.6g}, or t0=None (selection)",
                 RuntimeWarning, stacklevel=4)
         return t0, False, {"t0_min": lo}
     start = time.perf_counter()
