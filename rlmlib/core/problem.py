@@ -39,7 +39,7 @@ class Problem:
         self.n = self.rows.n_features
         check_steps("epochs", self.epochs * self.m, "epochs * m")
 
-    def run(self, name, steps, get_w, params, info=None, on_checkpoint=None):
+    def run(self, name, steps, get_w, params, info=None, on_checkpoint=None, progress=False):
         """Run ``steps(idx, start, stop, t)`` over epochs * m steps in the chosen order,
         with checkpoints; return the Result."""
         rows, m = self.rows, self.m
@@ -73,7 +73,7 @@ class Problem:
             return obj, tm
 
         trace = run_checkpointed(advance, self.epochs * m, m, evaluate, self.n_checkpoints,
-                                 False, desc=name, test_metric_name="accuracy")
+                                 progress, desc=name, test_metric_name="accuracy")
         return Result(w=get_w().copy(), solver=name, params=params, trace=trace,
                       classes=self.classes, info=info or {})
 
