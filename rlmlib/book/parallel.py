@@ -388,9 +388,10 @@ def _lost_run(exc, point, name):
             f"to see the error")
     if isinstance(exc, CancelledError):
         reason = getattr(exc, "reason", None)
+        reason = "Dask gave none" if reason in (None, "unknown") else reason
         return RuntimeError(
             f"sweep: the run {name}(X, y, {where}) was cancelled by Dask (reason: "
-            f"{reason or 'not given'}): its worker died or left the cluster together with "
+            f"{reason}): its worker died or left the cluster together with "
             f"every copy of the scattered data, or the client or scheduler shut down "
             f"during the sweep; check the cluster's workers and run the sweep again")
     return None

@@ -297,7 +297,8 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
         storage_pass(trial.steps, rows, ys)
         return trial.w
 
-    t0, selected, info = choose_t0(p, t0, one_pass, skip, "sgdqn")
+    t0, selected, info = choose_t0(p, t0, one_pass, skip, "sgdqn",
+                                   skip_given=not skip_default)
     run = _Run(p, variant, t0, skip)
     indices, indptr = p.unsigned()
     done = [0]

@@ -130,7 +130,8 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
     """
     p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
     skip, skip_default = check_skip(skip, p.rows)
-    t0, selected, info = choose_t0(p, t0, _one_pass(p, skip), skip, "svmsgd2")
+    t0, selected, info = choose_t0(p, t0, _one_pass(p, skip), skip, "svmsgd2",
+                                   skip_given=not skip_default)
     w = np.zeros(p.n)
     state = np.array([float(skip)])
     indices, indptr = p.unsigned()

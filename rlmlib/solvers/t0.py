@@ -146,16 +146,17 @@ def check_skip_reaches(skip, p, name):
             RuntimeWarning, stacklevel=5)
 
 
-def choose_t0(p, t0, one_pass, skip=1, name="solver"):
+def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False):
     """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given (with a
     warning before the run when it is below the stability limit :func:`t0_min`), or, for None,
     the paper's selection (:func:`select_t0`, on stable candidates only) with
     ``one_pass(rows, y, t0) -> w``. ``info`` holds ``t0_min`` and, for a selection, the table of
     primals, the sample size, the seconds the selection took and whether it tied at F(0)
-    (a tie also warns). A ``skip`` beyond the run's step count warns too (the regularization
-    step would never be taken; its own limit skip/2 then does not apply)."""
+    (a tie also warns). A given ``skip`` (``skip_given``) beyond the run's step count warns
+    too (the regularization step would never be taken; its limit skip/2 then does not apply;
+    the default 16 n/d can exceed a short run on sparse data without a word)."""
     t0 = None if t0 is None else check_positive("t0", t0)
-    if skip > 1:
+    if skip_given:
         check_skip_reaches(skip, p, name)
     reg_skip = skip if skip <= p.epochs * p.m else 1
     R = max_row_norm(p.rows)
