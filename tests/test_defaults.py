@@ -13,7 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib.solvers.t0 import T0_DECREASE, T0_SAMPLE, subset
+from rlmlib.solvers.t0 import (AMPLIFICATION_MAX, T0_DECREASE, T0_SAMPLE, amplification,
+                               row_norms2, subset)
 from rlmlib.core.rows import as_rows
 
 SIGMA = 1e-2
@@ -163,8 +164,10 @@ def test_t0_selection_moves_from_zero_and_reports_its_cost(name, pname):
     assert info["t0_sample"] == min(X.shape[0], T0_SAMPLE) and info["t0_seconds"] > 0
     table = dict(info["t0_table"])
     assert table[res.params["t0"]] < (1 - T0_DECREASE) * 0.5   # it decreased the objective
-    assert min(table) >= info["t0_min"] * (1 - 1e-12)           # only stable candidates
-    assert res.params["t0"] >= info["t0_min"] and np.abs(res.w).max() > 1e-3
+    norms2 = row_norms2(as_rows(X))                             # only stable candidates
+    assert all(amplification(t, SIGMA, 1, norms2) <= np.log(AMPLIFICATION_MAX)
+               for t in table)
+    assert np.abs(res.w).max() > 1e-3
 
 
 @pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])

@@ -298,7 +298,8 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
         return trial.w
 
     t0, selected, info = choose_t0(p, t0, one_pass, skip, "sgdqn",
-                                   skip_given=not skip_default)
+                                   skip_given=not skip_default,
+                                   skip_limit=variant != "2009")
     run = _Run(p, variant, t0, skip)
     indices, indptr = p.unsigned()
     done = [0]

@@ -86,10 +86,11 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
         Offset of the gain 1/(σ(t + t0)). None: the paper's selection on a sample of fixed
         size, as Bottou's programs: one pass over min(m, 1000) examples drawn with ``seed``
         for each t0 in 10^0 … 10^10 at or above the stability limit
-        max(L/(2σ), skip/2), L = smoothness · max‖x‖² + σ, keeping the one whose primal
+        L/(2σ), L = smoothness · max‖x‖² + σ, keeping the one whose primal
         is lowest among those that lowered it (a tie at F(0) warns); the value is in
         ``res.params['t0']``; ``res.info`` holds the table, ``t0_sample``, ``t0_seconds``
-        and ``t0_tie``. A given t0 below the limit warns before the run. On small
+        and ``t0_tie``. A given t0 far enough below the limit that w can grow a thousandfold
+        warns before the run (``rlmlib.solvers.t0.amplification``). On small
         standardized problems ``epochs=100`` reaches a relative gap of 1e-2
         (``tests/test_defaults.py``).
     skip : int >= 1 or None

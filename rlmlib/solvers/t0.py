@@ -12,9 +12,16 @@ Stability. The first step of all four solvers is SGD's, w <- w - (1/(sigma t0)) 
 g = sigma w + loss'(<w, x>) x. For a loss of smoothness beta (squared hinge 1, logistic 1/4)
 the example's objective (sigma/2)||w||^2 + loss(<w, x>) is L-smooth with
 L = beta max||x||^2 + sigma, and a gradient step on an L-smooth quadratic is stable only for
-steps below 2/L: t0 >= t0_min = L / (2 sigma). The regularization step every ``skip``
-examples multiplies w by 1 - skip/(t + t0), which lies below -1 (w grows and flips sign)
-for t0 < skip / 2: so t0_min is also at least skip / 2.
+steps below 2/L: t0 >= t0_min = L / (2 sigma). With a smaller t0 the steps
+eta_t = 1/(sigma (t + t0)) exceed 2/L until t = c/2 - t0, c = L/sigma, and the component of
+w along the longest row can grow by the factor A = prod_t (c/(t + t0) - 1) over those
+steps; log A ~ G(c/2) - G(t0) with G(u) = -(c - u) ln(c - u) - u ln u (the integral of
+ln(c/u - 1)), counted per row for the 1/m of the steps that visit it
+(:func:`amplification`). A given t0 warns when A > AMPLIFICATION_MAX = 1e3 (a t0 just below the limit is
+harmless: the steps fall below 2/L within a few examples). The corrected SGD-QN's first regularization
+step multiplies w by 1 - skip/t0 (its B is still 1/(sigma t0) then), below -1 for
+t0 < skip/2: for it t0_min is also at least skip / 2 (SVMSGD2 and SGD-QN 2009 take their
+first one at t = skip - 1, where 1 - skip/(t + t0) > -1 for every t0 > 0).
 """
 import math
 import time
@@ -23,13 +30,15 @@ import warnings
 import numpy as np
 
 from ..core.checks import check_int, check_positive
-from ..core.rows import Rows, is_compact, max_row_norm, n_rows
+from ..core.rows import Rows, is_compact, n_rows
 from ..core.objective import objective_rows
 
 #: the paper's constant c of skip = c n / d
 SKIP_C = 16
 #: the t0 grid of the selection procedure: 10^0 ... 10^10
 T0_GRID = tuple(10.0 ** k for k in range(11))
+#: a given t0 warns when w can grow by more than this factor on the steps beyond 2/L
+AMPLIFICATION_MAX = 1e3
 #: rows of the selection sample: min(m, T0_SAMPLE), as Bottou's programs (a fixed sample, so
 #: the selection costs the same whatever m)
 T0_SAMPLE = 1000
@@ -86,17 +95,49 @@ def t0_min(sigma, code, R, skip=1):
     return lo
 
 
+def row_norms2(rows):
+    """||x_i||^2 of every row, one numba pass (m floats)."""
+    from ..precond.preconditioner import _row_norms2
+    m = n_rows(rows)
+    indptr = (np.arange(0, m * rows.n_features + 1, rows.n_features, dtype=np.int64)
+              if is_compact(rows) else rows.indptr)
+    return _row_norms2(rows.data, indptr, np.empty(m))
+
+
+def amplification(t0, sigma, code, norms2, skip=1):
+    """log of the growth factor of w over the steps beyond 2/L with this t0 (module
+    docstring), plus log(skip/t0 - 1) for the corrected SGD-QN's first shrink when skip > 1.
+
+    A step beyond 2/L_i = 2/(beta ||x_i||^2 + sigma) grows w along x_i only when x_i is the
+    example visited, about once in m steps: row i contributes (G_i(c_i/2) - G_i(t0)) / m,
+    c_i = L_i / sigma, and the contributions add up (rows in one direction compound).
+    ``norms2``: the rows' squared norms (:func:`row_norms2`)."""
+    from ..core.losses import LOSSES, NAMES
+    beta = LOSSES[NAMES[code]]["smoothness"]
+    out = 0.0
+    if math.isfinite(beta) and norms2.size:
+        c = (beta * norms2 + sigma) / sigma
+        c = c[t0 < c / 2]
+        if c.size:
+            def G(u):
+                return -(c - u) * np.log(c - u) - u * np.log(u)
+            out += float(np.sum(G(c / 2) - G(t0))) / norms2.size
+    if skip / t0 > 2:
+        out += math.log(skip / t0 - 1)
+    return out
+
+
 def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID, lo=0.0,
-              sample=T0_SAMPLE):
+              sample=T0_SAMPLE, allowed=None):
     """The paper's procedure on a sample of fixed size: one pass over min(m, ``sample``)
-    examples drawn with ``seed`` (in storage order) for each t0 of ``grid`` at or above the
-    stability limit ``lo`` (and lo itself when no grid value lies in [lo, 10 lo]), keeping
-    the t0 whose primal on the sample is lowest among those that lowered it below
-    (1 - T0_DECREASE) F(0).
+    examples drawn with ``seed`` (in storage order) for each t0 of ``grid`` that is at least
+    ``lo`` and ``allowed(t0)`` (stable: :func:`amplification` below AMPLIFICATION_MAX), and
+    ``lo`` itself when no such grid value lies in [lo, 10 lo], keeping the t0 whose primal on
+    the sample is lowest among those that lowered it below (1 - T0_DECREASE) F(0).
 
     ``one_pass(rows, y, t0) -> w`` runs the solver's own pass. Returns ``(t0, table, tie)``:
     ``table`` the list of (t0, primal) tried (NaN for a run that overflowed), ``tie`` True
-    when no candidate decreased the primal (then the smallest stable t0, the largest first
+    when no candidate decreased the primal (then the smallest candidate, the largest first
     step, is returned: the one most likely to move)."""
     m = n_rows(rows)
     k = min(m, int(sample))
@@ -106,7 +147,7 @@ def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID, lo=0.0,
         sub, ys = subset(rows, y, idx)
     else:
         sub, ys = rows, y
-    cands = [float(t) for t in grid if t >= lo]
+    cands = [float(t) for t in grid if t >= lo and (allowed is None or allowed(float(t)))]
     if lo > 0 and (not cands or cands[0] > 10 * lo):
         cands.insert(0, float(lo))  # a stable t0 within a factor 10 of the limit
     f0 = objective_rows(sub, ys, np.zeros(rows.n_features), sigma, code)
@@ -146,37 +187,43 @@ def check_skip_reaches(skip, p, name):
             RuntimeWarning, stacklevel=5)
 
 
-def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False):
+def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False):
     """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given (with a
-    warning before the run when it is below the stability limit :func:`t0_min`), or, for None,
-    the paper's selection (:func:`select_t0`, on stable candidates only) with
-    ``one_pass(rows, y, t0) -> w``. ``info`` holds ``t0_min`` and, for a selection, the table of
-    primals, the sample size, the seconds the selection took and whether it tied at F(0)
-    (a tie also warns). A given ``skip`` (``skip_given``) beyond the run's step count warns
-    too (the regularization step would never be taken; its limit skip/2 then does not apply;
-    the default 16 n/d can exceed a short run on sparse data without a word)."""
+    warning before the run when w can grow a thousandfold on the steps beyond the stability limit,
+    :func:`amplification`), or, for None, the paper's selection (:func:`select_t0`, on
+    stable candidates t0 >= :func:`t0_min` only) with ``one_pass(rows, y, t0) -> w``.
+    ``info`` holds ``t0_min`` and, for a selection, the table of primals, the sample size,
+    the seconds the selection took and whether it tied at F(0) (a tie also warns). A given
+    ``skip`` (``skip_given``) beyond the run's step count warns too (the regularization step
+    would never be taken; the default 16 n/d can exceed a short run on sparse data without
+    a word). ``skip_limit``: the corrected SGD-QN, whose first shrink needs t0 >= skip/2."""
     t0 = None if t0 is None else check_positive("t0", t0)
     if skip_given:
         check_skip_reaches(skip, p, name)
-    reg_skip = skip if skip <= p.epochs * p.m else 1
-    R = max_row_norm(p.rows)
-    lo_L = t0_min(p.sigma, p.code, R)
-    lo = max(lo_L, reg_skip / 2.0)
+    reg_skip = skip if skip_limit and skip <= p.epochs * p.m else 1
+    norms2 = row_norms2(p.rows)
+    R = math.sqrt(float(norms2.max())) if norms2.size else 0.0
+    lo = t0_min(p.sigma, p.code, R, reg_skip)
+    limit = math.log(AMPLIFICATION_MAX)
+
+    def log_growth(t):
+        return amplification(t, p.sigma, p.code, norms2, reg_skip) if t < lo else 0.0
+
     if t0 is not None:
-        if t0 < lo:
-            why = (f"the first step 1/(sigma t0) = {1 / (p.sigma * t0):.3g} exceeds 2/L = "
-                   f"{1 / (p.sigma * lo_L):.3g}, L = smoothness * max||x||^2 + sigma"
-                   if t0 < lo_L else
-                   f"the regularization factor 1 - skip/t0 = {1 - reg_skip / t0:.3g} is below "
-                   f"-1 for skip={reg_skip}")
+        log_a = log_growth(t0)
+        if log_a > limit:
             warnings.warn(
-                f"{name}: t0={t0:.6g} is below the stability limit t0_min = {lo:.6g} ({why}); "
-                f"the first steps may grow w by orders of magnitude and the objective end "
-                f"far above F(0): expected t0 >= {lo:.6g}, or t0=None (selection)",
-                RuntimeWarning, stacklevel=4)
+                f"{name}: t0={t0:.6g} is below the stability limit t0_min = {lo:.6g} (the "
+                f"first steps 1/(sigma (t + t0)) exceed 2/L, L = smoothness * max||x||^2 + "
+                f"sigma = {p.sigma * 2 * t0_min(p.sigma, p.code, R):.3g}"
+                f"{f', or t0 < skip/2 = {reg_skip / 2:g}' if reg_skip > 1 else ''}): w can "
+                f"grow by a factor of about 10^{log_a / math.log(10.0):.3g} on those steps "
+                f"and the objective end far above F(0); expected t0 >= {lo:.6g}, or t0=None "
+                f"(selection)", RuntimeWarning, stacklevel=4)
         return t0, False, {"t0_min": lo}
     start = time.perf_counter()
-    t0, table, tie = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed, lo=lo)
+    t0, table, tie = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed,
+                               allowed=lambda t: log_growth(t) <= limit)
     info = {"t0_table": table, "t0_seconds": time.perf_counter() - start,
             "t0_sample": min(p.m, T0_SAMPLE), "t0_min": lo, "t0_tie": tie}
     if tie:
