@@ -338,9 +338,13 @@ def test_as_rows_still_accepts_every_sound_format():
 def test_findings_of_the_property_suite():
     # sgd on the squared loss diverging only in its objective: raised by the call itself,
     # not later when the lazy end objective is first read
+    # (with the t0 of rows of norm 1: the default t0 scales with max ||x|| and is stable)
+    from rlmlib.solvers.sgd import t0_heuristic
     X = np.array([[3.45584192e149], [0.0]])
     with pytest.raises(FloatingPointError, match="^sgd diverged"):
-        sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared")
+        sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared",
+            t0=t0_heuristic(1e-4, "squared"))
+    assert np.isfinite(sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared").objective)
     # an m beyond numpy's int64 draws: the argument is named
     with pytest.raises(ValueError, match="^m must be an integer in"):
         sample_indices(10 ** 30, 1, 10)

@@ -236,8 +236,9 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     # dense input in compact form: the kernel indexes dense rows directly (see sgd_steps)
     rows, yf, classes = check_X_y(X, y, task=task, compact_dense=True)
     stats = row_scale(rows)  # (max ||x_i||, smallest |x_ij|), one pass
-    if heuristic:  # scaled to the data's largest row (t0_heuristic)
-        t0 = t0_heuristic(sigma, loss, stats[0])
+    if heuristic:  # scaled to the data's largest row (t0_heuristic); rows beyond 2^500
+        # (rejected by the scale check below) get the unscaled value, whose square is finite
+        t0 = t0_heuristic(sigma, loss, stats[0] if stats[0] < 2.0 ** 500 else 1.0)
     dense = is_compact(rows)
     test = check_test_set(X_test, y_test, rows.n_features, task, classes)
     m = n_rows(rows)
