@@ -222,7 +222,10 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
                 f"(selection)", RuntimeWarning, stacklevel=4)
         return t0, False, {"t0_min": lo}
     start = time.perf_counter()
+    # the corrected SGD-QN's candidates keep its first shrink 1 - skip/t0 from flipping w's
+    # sign (t0 >= skip): a one-pass trial favours a t0 at the edge, which stalls later
     t0, table, tie = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed,
+                               lo=float(reg_skip) if reg_skip > 1 else 0.0,
                                allowed=lambda t: log_growth(t) <= limit)
     info = {"t0_table": table, "t0_seconds": time.perf_counter() - start,
             "t0_sample": min(p.m, T0_SAMPLE), "t0_min": lo, "t0_tie": tie}
