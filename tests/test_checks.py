@@ -251,3 +251,97 @@ def test_all_finite_kernel(bad, where):
     assert not all_finite(a)
     # a huge but finite sum does not fool it (np.sum would overflow to inf here)
     assert all_finite(np.full(10, 1.7e308))
+
+
+# ------------------------------------------------- the one validation pass (issue 18, item 3)
+def _norms(A):
+    return np.sqrt((np.asarray(A, dtype=float) ** 2).sum(axis=1))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-160, 1e160, 1e-303, 1e-308, 1e300])
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc", "coo"])
+def test_validation_pass_measures_the_row_norms_once(fmt, scale):
+    from rlmlib.core.rows import row_scale
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((30, 7)) * (rng.random((30, 7)) < 0.5)
+    X = A * scale if fmt == "dense" else sp.csr_matrix(A * scale).asformat(fmt)
+    rows = as_rows(X)
+    M = np.abs(A).max()
+    want = float((M * _norms(A / M)).max()) * scale  # exact scaling, no overflow
+    assert rows.stats.max_norm == pytest.approx(want, rel=1e-13)
+    assert row_scale(rows) is rows.stats  # check_scale reads the pass's result, not X
+    a = np.abs(np.asarray(A * scale))
+    sub = a[(a != 0) & (a < 2.0 ** -1022)]
+    assert rows.stats.tiny == (sub.min() if sub.size else np.inf)
+
+
+def test_row_norm_beyond_the_double_range_is_inf_and_subnormals_are_found():
+    rows = as_rows(np.array([[1.5e308, 1.5e308], [1.0, 0.0]]))  # sqrt 2 * 1.5e308 > max
+    assert rows.stats.max_norm == np.inf
+    rows = as_rows(np.array([[1.0, 3e-310], [0.0, 0.0]]))
+    assert rows.stats.tiny == 3e-310 and rows.stats.max_norm == 1.0
+
+
+def test_rows_built_otherwise_compute_their_stats():
+    from rlmlib.core.rows import Rows, row_scale
+
+    rows = as_rows(sp.csr_matrix(np.array([[3.0, 4.0], [1.0, 0.0]])))
+    bare = Rows(*rows)
+    assert bare.stats is None and row_scale(bare) == rows.stats
+    data, indices, indptr, n, sparse = rows  # still a 5-tuple
+    assert n == 2 and sparse
+
+
+def test_duplicate_entries_are_summed_once_on_input():
+    # scipy's meaning of a duplicate is the sum; every kernel then sees canonical rows
+    data = np.array([1.0, 2.0, 5.0, 3.0, 4.0])
+    indices = np.array([2, 0, 2, 1, 1])
+    indptr = np.array([0, 3, 5])
+    X = sp.csr_matrix((data, indices, indptr), shape=(2, 3))
+    assert not X.has_canonical_format
+    rows = as_rows(X)
+    assert rows.indices.tolist() == [0, 2, 1] and rows.data.tolist() == [2.0, 6.0, 7.0]
+    assert rows.indptr.tolist() == [0, 2, 3]
+    assert rows.stats.max_norm == 7.0  # rows (2, 6) and (7)
+    assert X.data.tolist() == data.tolist()  # the caller's matrix is not touched
+    # CSC with duplicates, converted to CSR, too
+    C = sp.csc_matrix((np.array([1.0, 1.0]), np.array([0, 0]), np.array([0, 2, 2])),
+                      shape=(1, 2))
+    assert as_rows(C).data.tolist() == [2.0]
+
+
+def test_duplicates_whose_sum_overflows_are_rejected():
+    X = sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])),
+                      shape=(1, 2))
+    with pytest.raises(ValueError, match="X must not contain NaN or inf, found inf"):
+        as_rows(X)
+
+
+@pytest.mark.parametrize("make", [lambda A: A.astype(complex),
+                                  lambda A: sp.csr_matrix(A.astype(complex))])
+def test_complex_data_is_refused_naming_the_argument(make):
+    A = np.eye(3)
+    with pytest.raises(TypeError, match="X must hold real numbers.*complex"):
+        as_rows(make(A))
+    with pytest.raises(TypeError, match="X_test must hold real numbers"):
+        as_rows(make(A), name="X_test")
+
+
+@pytest.mark.parametrize("task", ["binary", "regression"])
+def test_complex_labels_are_refused(task):
+    with pytest.raises(TypeError, match="y must hold real"):
+        check_X_y(np.eye(2), np.array([1.0, -1.0], dtype=complex), task=task)
+
+
+@pytest.mark.parametrize("y", [np.array([3, 5, 3]), np.array([0.5, -2.0, 0.5], np.float32),
+                               np.array([1.0, 1.0, np.nan]), np.array([1, 2, 3])])
+def test_numeric_labels_fast_path_agrees_with_numpy(y):
+    X = np.eye(3)
+    if np.unique(y[~np.isnan(y.astype(float))]).size != 2 or np.isnan(y.astype(float)).any():
+        with pytest.raises(ValueError, match="y must"):
+            check_X_y(X, y)
+        return
+    _, yf, classes = check_X_y(X, y)
+    assert classes.dtype == y.dtype and classes.tolist() == np.unique(y).tolist()
+    assert yf.tolist() == np.where(y == classes[1], 1.0, -1.0).tolist()
