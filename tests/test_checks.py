@@ -345,3 +345,67 @@ def test_numeric_labels_fast_path_agrees_with_numpy(y):
     _, yf, classes = check_X_y(X, y)
     assert classes.dtype == y.dtype and classes.tolist() == np.unique(y).tolist()
     assert yf.tolist() == np.where(y == classes[1], 1.0, -1.0).tolist()
+
+
+# ----------------------- every returned number finite, or the call says why (issue 19, item 3)
+@pytest.mark.parametrize("scale_w, scale_x", [(1e200, 1e200), (1.0, 1e155), (1.0, 1e200)])
+def test_fiol_step_refuses_entries_beyond_its_range_instead_of_nan(scale_w, scale_x):
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal(5) * scale_w, rng.standard_normal(5) * scale_x
+    for method in ("sort", "partition"):
+        with pytest.raises(ValueError, match="x is too large for the implicit step with eta"):
+            rlmlib.fiol_step(w, x, 1.0, eta=1.0, sigma=0.1, loss="squared", method=method)
+    # inside the range (eta x_j^2 about 1e-1): finite
+    u = rlmlib.fiol_step(w / scale_w, x / scale_x * 1e100, 1.0, eta=1e-201, sigma=0.1,
+                         loss="squared")
+    assert np.isfinite(u).all()
+
+
+def test_numerical_rank_without_overflow_and_only_for_1d():
+    from rlmlib.precond.preconditioner import numerical_rank
+
+    # c / (c + ratio) with c + ratio = 2e308 (overflow): the quotient 1/2 is representable
+    assert numerical_rank([1e308, 0.0], 1e308) == pytest.approx(0.5, rel=1e-15)
+    assert numerical_rank([1e308], 1.0) == 1.0
+    with pytest.raises(ValueError, match=r"eigenvalues must be a 1-D array, got shape \(1, 2\)"):
+        numerical_rank([[1.0, 2.0]], 1.0)
+
+
+def test_predict_proba_is_finite_at_very_negative_margins():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 3))
+    y = np.repeat([0, 1, 2], 30)
+    clf = rlmlib.RLMClassifier(solver="lbfgs", sigma=1e-2, loss="logistic").fit(X, y)
+    P = clf.predict_proba(-1e6 * np.abs(X[:5]) - 1e6)  # every one-vs-rest margin very negative
+    assert np.isfinite(P).all() and np.allclose(P.sum(axis=1), 1.0)
+    # at ordinary margins the normalization is the plain one
+    z = clf.decision_function(X[:5])
+    p = 1.0 / (1.0 + np.exp(-z))
+    np.testing.assert_allclose(clf.predict_proba(X[:5]), p / p.sum(axis=1, keepdims=True),
+                               rtol=1e-12)
+
+
+def test_lbfgs_on_rows_scaled_by_1e160_moves_and_explains():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
+    f0 = np.log(2.0)
+    for scale in (1e150, 1e160):
+        res = rlmlib.lbfgs(X * scale, y, sigma=1e-2, loss="logistic")
+        assert np.isfinite(res.w).all() and np.any(res.w != 0.0)
+        assert res.objective < 1e-6 * f0  # it moved (it returned w = 0 before)
+        msg = res.info["message"]
+        assert not res.info["converged"] and "condition number" in msg and "scale X" in msg
+    # rows of usual size: the same run as before (no change of variables)
+    res = rlmlib.lbfgs(X, y, sigma=1e-2, loss="logistic")
+    assert res.info["converged"] and "condition number" not in res.info["message"]
+
+
+def test_eigen_decay_refuses_a_decay_that_would_make_x_zero():
+    from rlmlib.datasets.synthetic import eigen_decay
+
+    with pytest.raises(ValueError, match="tau must be at most 700 for decay='exp'"):
+        eigen_decay(20, 4, decay="exp", tau=800.0)
+    ds = eigen_decay(20, 4, decay="exp", tau=700.0)
+    assert np.abs(ds.X).max() > 0 and np.isfinite(ds.X).all()
+    assert np.abs(eigen_decay(20, 4, decay="poly", tau=1e6).X).max() > 0

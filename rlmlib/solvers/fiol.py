@@ -437,6 +437,16 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
     if not (all_finite(w) and all_finite(x)):
         raise ValueError("w and x must be finite (no NaN or inf)")
+    if x.size:  # the implicit step's range: its slopes eta x_j^2 and margins stay finite
+        M = float(np.max(np.abs(x)))
+        with np.errstate(over="ignore"):
+            slope = eta * M * M
+            margin = float(np.max(np.abs(w))) * M * x.shape[0]
+        if not (slope <= 2.0 ** 960 and margin <= 2.0 ** 960):
+            raise ValueError(
+                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 = "
+                f"{slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below 2**960 "
+                f"(the slopes and margins the step forms); scale x or w down or lower eta")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
         raise ValueError(f"y must be a finite real number; got {y!r}")
     y = float(y)
@@ -482,7 +492,8 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ------
     ValueError
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
-        entries, or a label other than +-1 for a classification loss.
+        entries, a label other than +-1 for a classification loss, or x beyond the step's
+        range (eta max x_j^2 or max|w_j| max|x_j| n above 2**960).
 
     Examples
     --------
