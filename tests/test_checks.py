@@ -409,3 +409,27 @@ def test_eigen_decay_refuses_a_decay_that_would_make_x_zero():
     ds = eigen_decay(20, 4, decay="exp", tau=700.0)
     assert np.abs(ds.X).max() > 0 and np.isfinite(ds.X).all()
     assert np.abs(eigen_decay(20, 4, decay="poly", tau=1e6).X).max() > 0
+
+
+def test_precondition_sees_duplicates_as_their_sum():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((40, 6)) * (rng.random((40, 6)) < 0.6)
+    A[:, 0] += 1.0
+    C = sp.csr_matrix(A)
+    P = rlmlib.precondition(C, sigma=0.1, beta=0.5)
+    Q = rlmlib.precondition(_interleave(A), sigma=0.1, beta=0.5)
+    np.testing.assert_allclose(Q.norms2, P.norms2, rtol=1e-12)
+    assert Q.coherence == pytest.approx(P.coherence, rel=1e-12)
+    assert Q.numerical_rank == pytest.approx(P.numerical_rank, rel=1e-12)
+
+
+def _interleave(A):
+    """CSR equal to A as scipy reads it, every value stored as two halves, unsorted."""
+    data, indices, indptr = [], [], [0]
+    for row in A:
+        cols = np.flatnonzero(row)
+        for c in list(cols[::-1]) + list(cols):
+            data.append(row[c] / 2)
+            indices.append(c)
+        indptr.append(len(data))
+    return sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=A.shape)
