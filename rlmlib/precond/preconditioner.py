@@ -296,8 +296,8 @@ class Preconditioner:
     def numerical_rank(self):
         """gamma = sum_j c_j / (c_j + sigma/beta) (computed on first access)."""
         if "_gamma" not in self.__dict__:
-            self._gamma = float(np.sum(self.eigenvalues
-                                       / (self.eigenvalues + self.sigma / self.beta)))
+            self._gamma = _gamma(np.asarray(self.eigenvalues, dtype=np.float64),
+                                 self.sigma / self.beta)
         return self._gamma
 
     @property
@@ -598,9 +598,19 @@ def numerical_rank(eigenvalues, ratio):
     """
     c = np.asarray(eigenvalues, dtype=np.float64)
     ratio = check_positive("ratio", ratio)
+    if c.ndim != 1:
+        raise ValueError(f"eigenvalues must be a 1-D array, got shape {c.shape}")
     if (c < 0).any() or not np.isfinite(c).all():
         raise ValueError("eigenvalues must be finite and >= 0")
-    return float(np.sum(c / (c + ratio)))
+    return _gamma(c, ratio)
+
+
+def _gamma(c, ratio):
+    """sum_j c_j / (c_j + ratio), formed as 1 / (1 + ratio / c_j): c_j + ratio may overflow
+    (c_j = 1e308) where the quotient does not."""
+    pos = c > 0
+    with np.errstate(over="ignore"):
+        return float(np.sum(1.0 / (1.0 + ratio / c[pos])))
 
 
 def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None):

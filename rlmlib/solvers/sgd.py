@@ -302,5 +302,6 @@ def _settle_if_diverging(trace, w, zmax):
     is evaluated now, so that sgd itself raises FloatingPointError('sgd diverged ...')."""
     R, bound = zmax
     M = float(np.max(np.abs(w))) if w.size else 0.0
-    if M > 0.0 and R * (M * float(np.linalg.norm(w / M))) > bound:
+    # np.sum, not np.linalg.norm: BLAS ddot wakes its threads (ms on a loaded machine)
+    if M > 0.0 and R * (M * math.sqrt(float(np.sum(np.square(w / M))))) > bound:
         trace.objective  # settles the lazy end: evaluate() raises if it overflowed
