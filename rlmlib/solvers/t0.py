@@ -128,12 +128,13 @@ def amplification(t0, sigma, code, norms2, skip=1):
 
 
 def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID, lo=0.0,
-              sample=T0_SAMPLE, allowed=None):
+              sample=T0_SAMPLE, allowed=None, fallback=None):
     """The paper's procedure on a sample of fixed size: one pass over min(m, ``sample``)
     examples drawn with ``seed`` (in storage order) for each t0 of ``grid`` that is at least
     ``lo`` and ``allowed(t0)`` (stable: :func:`amplification` below AMPLIFICATION_MAX), and
-    ``lo`` itself when no such grid value lies in [lo, 10 lo], keeping the t0 whose primal on
-    the sample is lowest among those that lowered it below (1 - T0_DECREASE) F(0).
+    ``lo`` itself when it is allowed and no such grid value lies in [lo, 10 lo] (``fallback``,
+    e.g. the strict limit :func:`t0_min`, when no candidate is left), keeping the t0 whose
+    primal on the sample is lowest among those that lowered it below (1 - T0_DECREASE) F(0).
 
     ``one_pass(rows, y, t0) -> w`` runs the solver's own pass. Returns ``(t0, table, tie)``:
     ``table`` the list of (t0, primal) tried (NaN for a run that overflowed), ``tie`` True
@@ -148,8 +149,11 @@ def select_t0(one_pass, rows, y, sigma, code, seed, grid=T0_GRID, lo=0.0,
     else:
         sub, ys = rows, y
     cands = [float(t) for t in grid if t >= lo and (allowed is None or allowed(float(t)))]
-    if lo > 0 and (not cands or cands[0] > 10 * lo):
+    if lo > 0 and (allowed is None or allowed(float(lo))) and (not cands or
+                                                             cands[0] > 10 * lo):
         cands.insert(0, float(lo))  # a stable t0 within a factor 10 of the limit
+    if not cands:
+        cands = [float(lo if fallback is None else fallback)]
     f0 = objective_rows(sub, ys, np.zeros(rows.n_features), sigma, code)
     table = []
     with np.errstate(over="ignore", invalid="ignore"):
@@ -226,7 +230,8 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
     # sign (t0 >= skip): a one-pass trial favours a t0 at the edge, which stalls later
     t0, table, tie = select_t0(one_pass, p.rows, p.y, p.sigma, p.code, p.seed,
                                lo=float(reg_skip) if reg_skip > 1 else 0.0,
-                               allowed=lambda t: log_growth(t) <= limit)
+                               allowed=lambda t: log_growth(t) <= limit,
+                               fallback=max(lo, float(reg_skip)))
     info = {"t0_table": table, "t0_seconds": time.perf_counter() - start,
             "t0_sample": min(p.m, T0_SAMPLE), "t0_min": lo, "t0_tie": tie}
     if tie:
