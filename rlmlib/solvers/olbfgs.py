@@ -31,8 +31,8 @@ from ..core.checks import (check_int, check_interval, check_memory, check_positi
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
-from ..core.rows import max_row_norm
 from .limits import warn_damping
+from .svmsgd2 import schedule_hint
 from .t0 import choose_t0, storage_pass
 from ..core.losses import loss_deriv
 
@@ -235,9 +235,16 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     if eta0 is not None:
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
-    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None, got {progress!r}")
+    p = Problem("olbfgs", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                order=order, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=bool(progress), losses="binary")
+    p.check_scale(*p.minimizer_bound())
     check_memory("memory", memory, 16 * memory * p.n, f"two (memory, n) arrays, n = {p.n}")
-    warn_damping(damping, max_row_norm(p.rows), p.code, p.sigma)
+    warn_damping(damping, p.R, p.code, p.sigma)
+    if progress is None:   # a bar when the run is expected to take more than a few seconds
+        p.progress = expected_seconds(p.m, p.n, p.epochs, memory) > PROGRESS_AFTER
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, memory, t0_try, eta0, damping)
@@ -246,17 +253,9 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
 
     t0, selected, info = choose_t0(p, t0, one_pass, 1, "olbfgs")
     run = _Run(p, memory, t0, eta0, damping)
-    indices, indptr = p.unsigned()
-
-    def steps(idx, start, stop, t):
-        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
               "t0": t0, "t0_selected": selected, "eta0": eta0, "damping": damping,
               "seed": p.seed,
               "order": p.order}
-    if progress is None:
-        progress = expected_seconds(p.m, p.n, p.epochs, memory) > PROGRESS_AFTER
-    elif not isinstance(progress, bool):
-        raise TypeError(f"progress must be True, False or None, got {progress!r}")
-    return p.run("olbfgs", steps, lambda: run.w, params, info, progress=progress)
+    return p.run(run.steps, lambda: run.w, params, info=info, hint=schedule_hint(p, t0))
