@@ -19,7 +19,7 @@ from .limits import warn_step
 
 SCHEDULES = {"constant": 0, "invsqrt": 1}
 #: stack levels from warn_step to the caller of sgd_l1/comid
-WARN_LEVEL = 4
+WARN_LEVEL = 5
 
 
 def _check_scale(p, eta_sum):
