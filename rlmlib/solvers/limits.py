@@ -18,6 +18,27 @@ import warnings
 from ..core.losses import LOSSES, NAMES
 
 
+class StepLimitWarning(RuntimeWarning):
+    """A legal setting beyond a limit the solver computes before it runs (a step beyond
+    2/L, a t0 below the stability limit, a skip longer than the run, a damping that drowns
+    the curvature): the run goes ahead, but its objective may end far above F(0).
+
+    Pages that sweep such settings on purpose silence it by class:
+    ``warnings.simplefilter("ignore", rlmlib.StepLimitWarning)``.
+
+    Attributes
+    ----------
+    args : tuple
+        ``(message,)``: the solver, the argument, its value, the limit and what to expect.
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> issubclass(rlmlib.StepLimitWarning, RuntimeWarning)
+    True
+    """
+
+
 def smoothness(code, R, sigma=0.0, kink_scale=True):
     """L = beta R^2 + sigma for the loss ``code`` (beta = 1 for a kinked loss when
     ``kink_scale``, else inf)."""
@@ -40,7 +61,7 @@ def warn_step(solver, name, step, R, code, sigma=0.0, stacklevel=3):
             f"(L = {'smoothness' if math.isfinite(LOSSES[NAMES[code]]['smoothness']) else '1'}"
             f" * max||x||^2 + sigma = {L:.3g} for the {NAMES[code]} loss): a step this long "
             f"overshoots on the longest rows and the objective may end far above F(0); "
-            f"expected {name} <= {limit:.3g}", RuntimeWarning, stacklevel=stacklevel + 1)
+            f"expected {name} <= {limit:.3g}", StepLimitWarning, stacklevel=stacklevel + 1)
     return limit
 
 
@@ -57,4 +78,4 @@ def warn_damping(damping, R, code, sigma, stacklevel=3):
             f"pairs then measure the damping, not the data (and beyond ~1e150 y.y overflows, "
             f"every pair is dropped and the run is plain SGD); expected damping <= "
             f"{100 * L:.3g} (0, the default, is well defined since y already holds sigma s)",
-            RuntimeWarning, stacklevel=stacklevel + 1)
+            StepLimitWarning, stacklevel=stacklevel + 1)

@@ -45,7 +45,7 @@ SECONDS_PER_MEMORY_N = 3.4e-9
 PROGRESS_AFTER = 5.0
 
 
-def expected_seconds(m, n, epochs, memory):
+def _expected_seconds(m, n, epochs, memory):
     """The expected duration of an oLBFGS run: epochs * m steps of memory * n dense work."""
     return epochs * m * memory * n * SECONDS_PER_MEMORY_N
 
@@ -244,7 +244,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     check_memory("memory", memory, 16 * memory * p.n, f"two (memory, n) arrays, n = {p.n}")
     warn_damping(damping, p.R, p.code, p.sigma)
     if progress is None:   # a bar when the run is expected to take more than a few seconds
-        p.progress = expected_seconds(p.m, p.n, p.epochs, memory) > PROGRESS_AFTER
+        p.progress = _expected_seconds(p.m, p.n, p.epochs, memory) > PROGRESS_AFTER
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, memory, t0_try, eta0, damping)

@@ -32,6 +32,7 @@ import numpy as np
 from ..core.checks import check_int, check_positive
 from ..core.rows import Rows, is_compact, n_rows
 from ..core.objective import objective_rows
+from .limits import StepLimitWarning
 
 #: the paper's constant c of skip = c n / d
 SKIP_C = 16
@@ -188,7 +189,7 @@ def check_skip_reaches(skip, p, name):
             f"{name}: skip={skip} exceeds the run's {total} steps (epochs * m = "
             f"{p.epochs} * {p.m}): the regularization step is never applied, so the run "
             f"minimizes the loss alone; expected skip <= epochs * m (default 16 n / d)",
-            RuntimeWarning, stacklevel=5)
+            StepLimitWarning, stacklevel=5)
 
 
 def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False):
@@ -223,7 +224,7 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
                 f"{f', or t0 < skip/2 = {reg_skip / 2:g}' if reg_skip > 1 else ''}): w can "
                 f"grow by a factor of about 10^{log_a / math.log(10.0):.3g} on those steps "
                 f"and the objective end far above F(0); expected t0 >= {lo:.6g}, or t0=None "
-                f"(selection)", RuntimeWarning, stacklevel=4)
+                f"(selection)", StepLimitWarning, stacklevel=4)
         return t0, False, {"t0_min": lo}
     start = time.perf_counter()
     # the corrected SGD-QN's candidates keep its first shrink 1 - skip/t0 from flipping w's
