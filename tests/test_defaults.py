@@ -283,3 +283,19 @@ def test_olbfgs_huge_damping_warns():
     X, y = gaussian_60x5()
     _warns(r"damping=1e\+300 exceeds 100 times the largest curvature", rlmlib.olbfgs, X, y,
            sigma=SIGMA, epochs=1, t0=1e4, damping=1e300)
+
+
+def test_olbfgs_shows_a_bar_only_when_a_run_is_expected_to_be_long(monkeypatch, capsys):
+    """progress=None: a bar when epochs m memory n 3.4e-9 s exceeds PROGRESS_AFTER (a pass
+    over 200,000 x 47,236 rows: ~5 minutes); none on small data; progress=False: never."""
+    import rlmlib.solvers.olbfgs as ol
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    assert ol._expected_seconds(200_000, 47_236, 1, 10) > 60 * ol.PROGRESS_AFTER
+    X, y = gaussian_60x5()
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4)
+    assert "olbfgs" not in capsys.readouterr().out
+    monkeypatch.setattr(ol, "PROGRESS_AFTER", 0.0)
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4)
+    assert "olbfgs" in capsys.readouterr().out
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4, progress=False)
+    assert "olbfgs" not in capsys.readouterr().out
