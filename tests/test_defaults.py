@@ -299,3 +299,14 @@ def test_olbfgs_shows_a_bar_only_when_a_run_is_expected_to_be_long(monkeypatch, 
     assert "olbfgs" in capsys.readouterr().out
     rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4, progress=False)
     assert "olbfgs" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["sag", "svrg"])
+def test_vr_step_beyond_2_over_Lmax_warns_before_the_run(name):
+    X, y = gaussian_60x5()
+    Lmax = 0.25 * (X ** 2).sum(1).max() + SIGMA
+    _warns(r"step=.* exceeds the stability limit 2/L_max", rlmlib.SOLVERS[name], X, y,
+           sigma=SIGMA, epochs=1, loss="logistic", step=3.0 / Lmax)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, loss="logistic", step=1.9 / Lmax)
