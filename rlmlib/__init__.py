@@ -34,7 +34,7 @@ if "NUMBA_CACHE_DIR" not in _os.environ:   # hash the sources only when it is ne
 __version__ = "0.1.0"
 
 from .core.rows import Rows, as_rows, check_X_y  # noqa: E402
-from .core.result import Result, Trace  # noqa: E402
+from .core.result import ConvergenceWarning, Result, Trace  # noqa: E402
 from .core.losses import LOSSES, loss_code, loss_deriv, loss_value  # noqa: E402
 from .core.objective import (accuracy, decision_function, mse, objective, regularizer,
                              test_error)

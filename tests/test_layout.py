@@ -118,9 +118,6 @@ def _cycles(graph):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="the l1 driver (solvers/l1run.py) imports the row "
-                   "kernels of fiol/comid/isgd/sgd_l1, which import it back: removed when "
-                   "every solver runs through core.problem")
 def test_no_import_circles():
     # the package's own __init__ re-exports its modules: an edge into it is not a circle
     graph = {m: {d for d in deps if not (d == "rlmlib" or m.startswith(d + "."))}

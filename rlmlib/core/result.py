@@ -5,6 +5,33 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+class ConvergenceWarning(RuntimeWarning):
+    """A run ended where it should not have: its objective is above F(0), the value at the
+    starting point w = 0. The message names the setting most likely responsible (a step
+    size, t0, eta, skip ...), as the solver tells its driver (DESIGN.md, "The solver
+    contract"). Overflow is not a warning: it raises ``FloatingPointError``.
+
+    Attributes
+    ----------
+    args : tuple
+        ``(message,)``: the solver, F(w), F(0), the settings and the suspect.
+
+    Examples
+    --------
+    >>> import numpy as np, warnings, rlmlib
+    >>> X = np.array([[1.0, 0.2], [0.1, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     res = rlmlib.svmsgd2(X * 10, [1, 1, -1, -1], sigma=1.0, epochs=2, t0=0.5)
+    >>> [type(c.message).__name__ for c in caught], res.objective > 0.5
+    (['ConvergenceWarning'], True)
+    >>> print(str(caught[0].message)[:51])
+    svmsgd2 ended at F(w) = 204.082, above F(0) = 0.5 (
+    >>> issubclass(rlmlib.ConvergenceWarning, RuntimeWarning)
+    True
+    """
+
+
 class Trace:
     """Checkpoints of a run. Arrays of equal length, one entry per checkpoint (the first is the
     starting point). ``seconds`` counts solver time only: evaluating the checkpoints is not
@@ -55,6 +82,7 @@ class Trace:
         self.test_metric_name = test_metric_name
         self.eval_seconds = eval_seconds
         self._pending = pending  # evaluate() -> (objective, test_metric) of the last entry
+        self.on_settle = None  # called with the end objective once a lazy end is evaluated
 
     def _settle(self):
         if self._pending is not None:
@@ -65,6 +93,8 @@ class Trace:
             self._objective[-1] = obj
             if self._test_metric is not None:
                 self._test_metric[-1] = tm
+            if self.on_settle is not None:
+                self.on_settle(float(obj))
 
     @property
     def lazy(self):
@@ -83,7 +113,9 @@ class Trace:
 
     def __getstate__(self):
         self._settle()
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        state["on_settle"] = None  # settled: nothing left to check (and closures do not pickle)
+        return state
 
     def __len__(self):
         return len(self.iteration)

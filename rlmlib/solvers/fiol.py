@@ -37,7 +37,8 @@ from numba import njit
 
 from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
 from ..core.rows import all_finite
-from .l1 import deriv_min, piece_root, s_range, soft, xorshift
+from .l1 import deriv_min, enter, leave, piece_root, s_range, soft, xorshift
+from .l1run import run_l1
 from ..core.losses import loss_code, loss_deriv, loss_task
 
 SORT = 0
@@ -363,6 +364,20 @@ def _scratch(k):
     return have
 
 
+@njit(cache=True)
+def fiol_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
+               sched, sigma, code, look_ahead, method, val, sw, rng):
+    """Fully implicit steps on examples order[start:stop] from step t_first; state[0]
+    is U (the loop of every l1 method, ``l1.py``)."""
+    U = state[0]
+    for k in range(start, stop):
+        i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U,
+                             t_first + k - start, eta0, sched, look_ahead)
+        step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
+        U = leave(indices, a, b, last, U, eta * sigma)
+    state[0] = U
+
+
 def pivot_state(seed):
     """The partition algorithm's generator state for a seed.
 
@@ -622,12 +637,16 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
     >>> bool(res.objective < f0)
     True
     """
-    from .l1run import run_l1
+    mc = METHODS[check_choice("method", method, tuple(METHODS))]
 
-    return run_l1("fiol", X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
-                  method=method, schedule=schedule, seed=seed, order=order,
-                  n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
-                  progress=progress)
+    def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots
+        width = int(np.max(np.diff(p.rows.indptr))) if p.m else 0
+        return mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed)
+
+    return run_l1("fiol", fiol_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
+                  schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
+                  X_test=X_test, y_test=y_test, progress=progress, own=own,
+                  own_params={"method": method})
 
 
 def soft_threshold(u, a):

@@ -29,6 +29,7 @@ from numba import njit
 
 from ..core.losses import (ABSOLUTE, EXP_CUT, EXPONENTIAL, HINGE, LOGISTIC, SQUARED,
                            SQUARED_HINGE, loss_deriv)
+from ..core.prefetch import prefetch_ahead
 
 EXP_MAX = math.exp(EXP_CUT)  # the exponential loss's |derivative| is capped here (tangent)
 
@@ -286,6 +287,57 @@ def piece_root(code, a, c, y):
         return -y * math.exp(-u) * (1.0 - math.exp(L))
     r = _lambert_w_log(L)
     return -y * (r / c)
+
+
+# ------------------------------------------------------- pieces of every l1 method's loop
+# Each method's loop kernel (fiol_steps, comid_steps, isgd_steps, sgd_l1_steps) is
+#     U = state[0]
+#     for k in range(start, stop):
+#         i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U, t_first + k
+#                              - start, eta0, sched, look_ahead)
+#         <its step on row i>(w, data, indices, a, b, y[i], eta, sigma, code, ...)
+#         U = leave(indices, a, b, last, U, eta * sigma)
+#     state[0] = U
+# so a step costs the row's non-zeros, never n (the lazy cumulative shrink, above).
+@njit(cache=True, inline="always")
+def eta_at(sched, eta0, t):
+    """eta_t for step t = 0, 1, ...: eta0 (constant, sched 0) or eta0 / sqrt(t + 1)."""
+    if sched == 0:
+        return eta0
+    return eta0 / math.sqrt(t + 1.0)
+
+
+@njit(cache=True, inline="always")
+def enter(data, indices, indptr, order, k, stop, w, last, U, t, eta0, sched, look_ahead):
+    """Start step t on example order[k]: the look-ahead hint, the row's range, eta_t, and the
+    shrinks the row's coordinates missed (``settle``). Returns (i, a, b, eta)."""
+    i = order[k]
+    if look_ahead:
+        prefetch_ahead(data, indices, indptr, order, k, stop, True)
+    a = indptr[i]
+    b = indptr[i + 1]
+    eta = eta_at(sched, eta0, t)
+    settle(w, indices, a, b, last, U)
+    return i, a, b, eta
+
+
+@njit(cache=True, inline="always")
+def leave(indices, a, b, last, U, shrink):
+    """End a step: U grows by this step's shrink eta_t sigma, which the row's coordinates
+    have already received. Returns the new U."""
+    U += shrink
+    for p in range(a, b):
+        last[indices[p]] = U
+    return U
+
+
+@njit(cache=True)
+def settled(w, last, U):
+    """A copy of w with every coordinate's missed shrinks applied."""
+    out = np.empty_like(w)
+    for j in range(w.shape[0]):
+        out[j] = soft(w[j], U - last[j])
+    return out
 
 
 @njit(cache=True)

@@ -30,6 +30,7 @@ from ..core.checks import check_int, check_interval, check_positive, sigma_keywo
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
+from .svmsgd2 import schedule_hint
 from .t0 import choose_t0, storage_pass
 from ..core.losses import loss_deriv
 
@@ -147,7 +148,7 @@ class _Run:
 @sigma_keyword
 def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta0=None,
            damping=0.0, seed=0, order="reshuffle", n_checkpoints=None, X_test=None,
-           y_test=None):
+           y_test=None, progress=False):
     """oLBFGS (online L-BFGS, one example per step) on (σ/2)‖w‖² + mean loss.
 
     Parameters
@@ -183,6 +184,8 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         None: no intermediate evaluation. N: an exact trace at N checkpoints.
     X_test, y_test : optional
         A held-out set; the trace then records its accuracy.
+    progress : bool
+        Show a progress bar (tqdm): a pass costs m dense steps of O(memory n).
 
     Returns
     -------
@@ -207,7 +210,10 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     if eta0 is not None:
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
-    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    p = Problem("olbfgs", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                order=order, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress, losses="binary")
+    p.check_scale(*p.minimizer_bound())
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, memory, t0_try, eta0, damping)
@@ -216,13 +222,9 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
 
     t0, selected, info = choose_t0(p, t0, one_pass)
     run = _Run(p, memory, t0, eta0, damping)
-    indices, indptr = p.unsigned()
-
-    def steps(idx, start, stop, t):
-        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
               "t0": t0, "t0_selected": selected, "eta0": eta0, "damping": damping,
               "seed": p.seed,
               "order": p.order}
-    return p.run("olbfgs", steps, lambda: run.w, params, info)
+    return p.run(run.steps, lambda: run.w, params, info=info, hint=schedule_hint(p, t0))

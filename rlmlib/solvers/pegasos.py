@@ -19,15 +19,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import (check_int, check_memory, check_seed, check_sigma, check_steps,
-                           sigma_keyword)
-from ..core.rows import (check_scale, check_test_set, check_X_y, row_scale, n_rows,
-                         unsigned_index)
+from ..core.checks import check_int, check_memory, check_seed, sigma_keyword
 from ..core.order import ORDERS, ExampleStream, check_order
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
-from ..core.losses import HINGE
+from ..core.problem import Problem, chunks  # noqa: F401  (chunks: public here too)
 from ..core.objective import row_dot
 
 
@@ -87,36 +82,7 @@ def _add_row(data, indices, start, stop, c, v, vv):
     return max(vv, 0.0)
 
 
-_CHUNK = 1 << 20  # at most this many indices per kernel call: memory does not grow with T
 _VV_MAX = 2.0 ** 1000  # ||v||^2 beyond this (or inf, NaN): v is rescaled (see _rescale)
-
-
-def chunks(a, b, k):
-    """Split steps a, ..., b − 1 into pieces of at most 2^20 / k steps.
-
-    The indices drawn for one kernel call then take bounded memory however large T is.
-
-    Parameters
-    ----------
-    a, b : int
-        First step and one past the last.
-    k : int >= 1
-        Examples per step.
-
-    Returns
-    -------
-    generator of (int, int)
-        Consecutive half-open ranges (c, d) that cover [a, b).
-
-    Examples
-    --------
-    >>> from rlmlib.solvers.pegasos import chunks
-    >>> list(chunks(0, 5, 2 ** 19))
-    [(0, 2), (2, 4), (4, 5)]
-    """
-    step = max(1, _CHUNK // k)
-    for c in range(a, b, step):
-        yield c, min(b, c + step)
 
 
 @njit(cache=True)
@@ -207,19 +173,15 @@ def _pegasos_steps(data, indices, indptr, y, batch, k, sigma, t_begin, project, 
     state[1] = vv
 
 
-def _check_scale(rows, y, sigma, project):
-    """Pegasos's data-scale bounds (one shared check, _checks.check_scale): every half step
-    w_{t+1/2} has norm <= R / sigma (R = max ||x_i||; by induction from (1 - 1/t) ||w_t|| +
-    R / (sigma t)), and with the projection the margins use ||w_t|| <= 1 / sqrt(sigma)."""
-    stats = row_scale(rows)
-    R = stats[0]
-    step = ((R / sigma, "a step (1/sigma) x of length max||x|| / sigma"),)
+def _check_scale(p, project):
+    """Pegasos's data-scale bounds (``Problem.check_scale``): every half step w_{t+1/2} has
+    norm <= R / sigma (R = max ||x_i||; by induction from (1 - 1/t) ||w_t|| + R / (sigma
+    t)), and with the projection the margins use ||w_t|| <= 1 / sqrt(sigma)."""
+    step = ((p.R / p.sigma, "a step (1/sigma) x of length max||x|| / sigma"),)
     if project:
-        check_scale(rows, y, HINGE, 1.0 / math.sqrt(sigma), "1/sqrt(sigma)", "pegasos", step,
-                    stats=stats)
+        p.check_scale(1.0 / math.sqrt(p.sigma), "1/sqrt(sigma)", step)
     else:
-        check_scale(rows, y, HINGE, R / sigma, "max||x|| / sigma", "pegasos", step,
-                    stats=stats)
+        p.check_scale(p.R / p.sigma, "max||x|| / sigma", step)
 
 
 @sigma_keyword
@@ -274,39 +236,23 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     >>> res.predict(X).tolist()
     [1, 1, -1, -1]
     """
-    sigma = check_sigma(sigma)
-    T = check_int("T", T)
-    k = check_int("k", k)
-    check_steps("T", T * k, "T * k")
-    check_memory("k", k, 16 * k, "two arrays of k entries")
     if not isinstance(project, (bool, np.bool_)):
         raise TypeError(f"project must be True or False, got {project!r}")
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    n_checkpoints = check_checkpoints(n_checkpoints)
-    rows, yf, classes = check_X_y(X, y, task="binary")
-    _check_scale(rows, yf, sigma, bool(project))
-    test = check_test_set(X_test, y_test, rows.n_features, "binary", classes)
-    m = n_rows(rows)
-
-    v = np.zeros(rows.n_features)
+    check_memory("k", check_int("k", k), 16 * k, "two arrays of k entries")
+    p = Problem("pegasos", X, y, sigma=sigma, loss="hinge", T=T, k=k, seed=seed, order=order,
+                orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress, compact_dense=False)
+    _check_scale(p, bool(project))
+    v = np.zeros(p.n)
     state = np.array([1.0, 0.0])
     coef = np.empty(k)
-    stream = ExampleStream(m, order, seed)
-    indices, indptr = unsigned_index(rows)
 
-    def advance(a, b):
-        for c, d in chunks(a, b, k):  # bounded memory for any T
-            batch = stream.take((d - c) * k)  # uint64: see unsigned_index
-            _pegasos_steps(rows.data, indices, indptr, yf, batch, k, sigma, c,
-                           bool(project), v, state, coef, order != "cyclic")
+    def steps(rows, y, indices, indptr, batch, start, stop, t, look_ahead):
+        _pegasos_steps(rows.data, indices, indptr, y, batch, k, p.sigma, t, bool(project), v,
+                       state, coef, look_ahead)
 
-    def get_w():
-        return state[0] * v
-
-    evaluate = make_evaluate(rows, yf, sigma, HINGE, 2.0, test, "binary", get_w)
-    trace = run_checkpointed(advance, T, m / k, evaluate, n_checkpoints, progress, "pegasos",
-                             "accuracy")
-    params = dict(sigma=sigma, T=T, k=k, project=bool(project), seed=seed, order=order,
-                  loss="hinge", iterate="last")
-    return Result(w=get_w(), solver="pegasos", params=params, trace=trace, classes=classes)
+    params = dict(sigma=p.sigma, T=p.T, k=p.k, project=bool(project), seed=p.seed,
+                  order=p.order, loss="hinge", iterate="last")
+    return p.run(steps, lambda: state[0] * v, params, state=lambda: (v,),
+                 hint=f"T={p.T}: the last iterate of a short run can be far from the "
+                      f"minimizer (its first steps have length 1/(sigma t)); run more steps")

@@ -34,17 +34,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import (check_choice, check_int, check_memory, check_positive, check_seed,
-                           check_sigma, check_steps)
-from ..core.rows import (check_scale, check_test_set, row_scale, check_X_y, n_rows,
-                         unsigned_index)
-from ..core.order import ORDERS, ExampleStream, check_order
+from ..core.checks import check_int, check_memory, check_positive
+from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
-from ..core.losses import SQUARED, loss_code, loss_deriv, loss_task
-from ..core.objective import check_p
-from .pegasos import chunks
+from ..core.problem import Problem
+from ..core.losses import SQUARED, loss_deriv
 
 PGS_LOSSES = ("hinge", "logistic", "squared")
 
@@ -229,47 +223,36 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
             _refresh(th, u, q, state)
 
 
-def _check_scale(rows, y, p, sigma, B, code):
-    """PGS's data-scale bounds (the shared _checks.check_scale). ||w_t||_2 <= ||w_t||_p <=
+def _check_scale(pr, B):
+    """PGS's data-scale bounds (``Problem.check_scale``). ||w_t||_2 <= ||w_t||_p <=
     (p-1) ||theta_t||_q / ((t+1) sigma) < (p-1) R / sigma for losses with |loss'| <= 1
     (||x||_q <= ||x||_2 = R for q >= 2), and <= B on a ball. The kernel keeps w = K u with
     max|u_i| >= lo^(q-1) (lo = max(1/4, e^(-600/q)), see the module docstring), so K <=
     ||w|| / lo^(q-1) must stay finite too."""
-    stats = row_scale(rows)
-    R = stats[0]
-    W = (p - 1.0) * R / sigma if code != SQUARED else math.inf
+    p = pr.p
+    W = (p - 1.0) * pr.R / pr.sigma if pr.code != SQUARED else math.inf
     why = "(p-1) max||x|| / sigma"
     if B > 0.0 and B < W:
         W, why = B, "radius"
     q = p / (p - 1.0)
     lo = max(0.25, math.exp(-600.0 / q))
-    check_scale(rows, y, code, W, why, "pgs",
-                ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),),
-                stats=stats)
+    pr.check_scale(W, why, ((W / lo ** (q - 1.0), f"the kernel's scale factor ({why}) / lo^(q-1)"),))
 
 
-def _setup(X, y, p, sigma, k, loss, radius, seed, order):
-    """Checks, then the run's state: returns (rows, y, classes, task, code, B, advance, get_w)."""
-    p = check_p(p)
-    sigma = check_sigma(sigma)
-    k = check_int("k", k)
-    check_memory("k", k, 8 * k, "an array of k entries")
-    check_choice("loss", loss, PGS_LOSSES)
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    code = loss_code(loss)
-    task = loss_task(loss)
-    rows, yf, classes = check_X_y(X, y, task=task)
+def _setup(X, y, p, sigma, T, k, loss, radius, seed, order, **common):
+    """Checks (one Problem), then the run's state: returns (problem, B, steps, get_w)."""
+    check_memory("k", check_int("k", k), 8 * k, "an array of k entries")
+    pr = Problem("pgs", X, y, sigma=sigma, loss=loss, p=p, T=T, k=k, seed=seed, order=order,
+                 orders=ORDERS, losses=PGS_LOSSES, compact_dense=False, **common)
+    p, sigma = pr.p, pr.sigma
     if radius is None and loss == "squared":
         # sigma r(w*) <= F(w*) <= F(0) = mean 1/2 y^2 <= 1/2 max y^2 (see the chapter)
-        radius = float(np.max(np.abs(yf))) * math.sqrt((p - 1.0) / sigma)
+        radius = float(np.max(np.abs(pr.y))) * math.sqrt((p - 1.0) / sigma)
         if radius == 0.0:
             radius = math.sqrt((p - 1.0) / sigma)   # y = 0: w* = 0, any ball will do
     B = -1.0 if radius is None else check_positive("radius", radius)
-    _check_scale(rows, yf, p, sigma, B, code)
-    m = n_rows(rows)
-    n = rows.n_features
-
+    _check_scale(pr, B)
+    n = pr.n
     th = np.zeros(n)
     u = th if p == 2.0 else np.zeros(n)
     state = np.array([1.0, 0.0, 0.0])
@@ -277,24 +260,19 @@ def _setup(X, y, p, sigma, k, loss, radius, seed, order):
     g = np.zeros(n)
     touched = np.empty(n + 1, dtype=np.uint32)  # the branch-free append writes one past
     mark = np.zeros(n, dtype=np.bool_)
-    stream = ExampleStream(m, order, seed)
     done = [0]
 
-    indices, indptr = unsigned_index(rows)   # unsigned: no wraparound checks in the kernel
-
-    def advance(a, b):
-        for c, d in chunks(a, b, k):  # bounded memory for any T
-            batch = stream.take((d - c) * k)  # uint64: see unsigned_index
-            _pgs_steps(rows.data, indices, indptr, yf, batch, k, code, p, sigma, B, c,
-                       th, u, state, coef, g, touched, mark, order != "cyclic")
-        done[0] = b
+    def steps(rows, y, indices, indptr, batch, start, stop, t, look_ahead):
+        _pgs_steps(rows.data, indices, indptr, y, batch, k, pr.code, p, sigma, B, t, th, u,
+                   state, coef, g, touched, mark, look_ahead)
+        done[0] = t + (stop - start) // k
 
     def get_w():
         # w_t = grad r*(theta_t / ((t+1) sigma)) after t = done[0] steps
         q = p / (p - 1.0)
         return _coef(p, q, sigma, B, done[0] + 1, state) * u
 
-    return rows, yf, classes, task, code, B, advance, get_w
+    return pr, B, steps, get_w
 
 
 def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
@@ -346,19 +324,14 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
     >>> res.params["radius"] is None
     True
     """
-    T = check_int("T", T)
-    check_steps("T", T * check_int("k", k), "T * k")
-    n_checkpoints = check_checkpoints(n_checkpoints)
-    rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
-                                                              seed, order)
-    p, sigma = float(p), float(sigma)
-    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
-    evaluate = make_evaluate(rows, yf, sigma, code, p, test, task, get_w)
-    trace = run_checkpointed(advance, T, n_rows(rows) / k, evaluate, n_checkpoints, progress,
-                             "pgs", "mse" if task == "regression" else "accuracy")
-    params = dict(p=p, sigma=sigma, T=T, k=k, loss=loss, radius=None if B < 0 else B,
-                  seed=seed, order=order, iterate="last")
-    return Result(w=get_w(), solver="pgs", params=params, trace=trace, classes=classes)
+    pr, B, steps, get_w = _setup(X, y, p, sigma, T, k, loss, radius, seed, order,
+                                 n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                                 progress=progress)
+    params = dict(p=pr.p, sigma=pr.sigma, T=pr.T, k=pr.k, loss=loss,
+                  radius=None if B < 0 else B, seed=pr.seed, order=pr.order, iterate="last")
+    return pr.run(steps, get_w, params,
+                  hint=f"T={pr.T}: the last iterate of a short run can be far from the "
+                       f"minimizer; run more steps")
 
 
 def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
@@ -403,9 +376,10 @@ def pgs_iterates(X, y, *, p, sigma, at, k=1, loss="hinge", radius=None, seed=0,
             or np.any(np.diff(at) <= 0):
         raise ValueError(f"at must be a non-empty increasing 1-D array of step counts >= 0, "
                          f"got {at!r}")
-    rows, yf, classes, task, code, B, advance, get_w = _setup(X, y, p, sigma, k, loss, radius,
-                                                              seed, order)
-    out = np.empty((at.size, rows.n_features))
+    pr, B, steps, get_w = _setup(X, y, p, sigma, max(1, int(at[-1])), k, loss, radius, seed,
+                                 order)
+    advance = pr.walker(steps)
+    out = np.empty((at.size, pr.n))
     prev = 0
     for j, t in enumerate(at.tolist()):
         if t > prev:

@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive, check_sigma
-from ..core.rows import check_scale, check_test_set, check_X_y
+from ..core.checks import check_int, check_positive
+from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..core.runner import holdout_metric
-from ..core.losses import SMOOTH, loss_code, loss_task
-from ..core.objective import check_p, mean_loss_grad, sigma_r
+from ..core.losses import SMOOTH, loss_code
+from ..core.objective import mean_loss_grad, sigma_r
 from ..core.pnorm import _grad_phi, _phi, _scaled_norm
 
 
@@ -60,18 +60,17 @@ def _certify(g, parts, sigma, p, f, tol):
     return bound, bool(bound <= tol * abs(f)), None
 
 
-def _check_scale(rows, yf, code, p, sigma, w_init):
+def _check_scale(pr, w_init):
     """lbfgs's data-scale bound: L-BFGS-B accepts only points with F(w) <= F(w0), so
     sigma r(w) <= F(w0) gives ||w||_2 <= ||w||_p <= sqrt(2 (p-1) F(w0) / sigma); trial
     points of the line search are allowed four times that."""
-    from ..core.objective import objective_rows
-    f0 = objective_rows(rows, yf, w_init, sigma, code, p)
+    f0 = pr.objective(w_init)
     if not math.isfinite(f0):
         raise ValueError(f"w0 is too large: the objective at w0 is beyond the double range")
-    W = 4.0 * math.sqrt(2.0 * (p - 1.0) * f0 / sigma)
+    W = 4.0 * math.sqrt(2.0 * (pr.p - 1.0) * f0 / pr.sigma)
     # L-BFGS-B forms inner products of steps (||w||^2): they must stay finite too
-    check_scale(rows, yf, code, W, "4 sqrt(2 (p-1) F(w0) / sigma)", "lbfgs",
-                ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
+    pr.check_scale(W, "4 sqrt(2 (p-1) F(w0) / sigma)",
+                   ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
 
 
 class _Point:
@@ -180,20 +179,18 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
             f"loss must be a differentiable loss for L-BFGS ({', '.join(map(repr, SMOOTH))}); "
             f"got {loss!r}"
         )
-    code = loss_code(loss)
-    sigma = check_sigma(sigma)
-    p = check_p(p)
     tol = check_positive("tol", tol)
     max_iter = check_int("max_iter", max_iter)
     memory = check_int("memory", memory)
-    task = loss_task(loss)
-    rows, yf, classes = check_X_y(X, y, task=task)
-    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
-    n = rows.n_features
+    # the checks every solver shares (its loop is scipy's: no steps, order or seed)
+    pr = Problem("lbfgs", X, y, sigma=sigma, loss=loss, p=p, X_test=X_test, y_test=y_test,
+                 compact_dense=False)
+    rows, yf, classes, test, task = pr.rows, pr.y, pr.classes, pr.test, pr.task
+    code, sigma, p, n = pr.code, pr.sigma, pr.p, pr.n
     w_init = np.zeros(n) if w0 is None else np.array(w0, dtype=np.float64)
     if w_init.shape != (n,) or not np.isfinite(w_init).all():
         raise ValueError(f"w0 must be a finite 1-D array of length n_features={n}")
-    _check_scale(rows, yf, code, p, sigma, w_init)
+    _check_scale(pr, w_init)
 
     grad = np.empty(n)
     last = {"x": None, "f": None, "g": None, "nfev": 0}

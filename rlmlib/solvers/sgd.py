@@ -23,15 +23,11 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import (check_int, check_positive, check_seed, check_sigma, check_steps,
-                           sigma_keyword)
-from ..core.rows import (check_scale, check_test_set, check_X_y, row_scale, is_compact,
-                         n_rows, unsigned_index)
-from ..core.order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
+from ..core.checks import check_positive, sigma_keyword
+from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.runner import check_checkpoints, make_evaluate, run_checkpointed
-from ..core.losses import loss_code, loss_deriv, loss_task
+from ..core.problem import Problem
+from ..core.losses import loss_code, loss_deriv
 from ..core.objective import row_dot
 
 RENORM = 1e-9  # fold s into v when |s| falls below this (scikit-learn uses the same value)
@@ -122,25 +118,18 @@ def t0_heuristic(sigma, loss):
     return t0
 
 
-def _check_scale(rows, y, sigma, t0, code):
-    """sgd's data-scale bounds (checked by the shared _checks.check_scale). For a loss with
-    |loss'| <= 1 (hinge, logistic, absolute) every iterate has ||w_t|| <= R / (sigma
-    min(1, t0)), R = max ||x_i||: by induction, (1 - eta sigma) ||w|| + eta R stays below it.
-    Other losses have no such bound on the iterates; the minimizer's, ||w*|| <=
-    sqrt(2 F(0) / sigma), is checked and overflow along the run is caught by the divergence
-    check. Returns (R, R W), used by _settle_if_diverging."""
-    from ..core.losses import LOSSES, NAMES, loss_values
-    stats = row_scale(rows)
-    R = stats[0]
-    if LOSSES[NAMES[code]]["lipschitz"] <= 1.0:
-        W = R / (sigma * min(1.0, t0))
-        check_scale(rows, y, code, W, "max||x|| / (sigma min(1, t0))", "sgd",
-                    stats=stats)
+def _check_scale(p, t0):
+    """sgd's data-scale bound (``Problem.check_scale``). For a loss with |loss'| <= 1 (hinge,
+    logistic, absolute) every iterate has ||w_t|| <= R / (sigma min(1, t0)), R = max ||x_i||:
+    by induction, (1 - eta sigma) ||w|| + eta R stays below it. Other losses have no such
+    bound on the iterates; the minimizer's, ||w*|| <= sqrt(2 F(0) / sigma), is checked and
+    overflow along the run is caught by the divergence check."""
+    from ..core.losses import LOSSES
+
+    if LOSSES[p.loss]["lipschitz"] <= 1.0:
+        p.check_scale(p.R / (p.sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))")
     else:
-        F0 = float(np.mean(loss_values(code, np.zeros_like(y), y, np.empty_like(y))))
-        W = math.sqrt(2.0 * F0 / sigma)
-        check_scale(rows, y, code, W, "sqrt(2 F(0) / sigma)", "sgd", stats=stats)
-    return R, max(R * W, 1.0)   # margins beyond R W mean the run left the validated range
+        p.check_scale(*p.minimizer_bound())
 
 
 @sigma_keyword
@@ -203,81 +192,22 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     ...                                       loss="hinge"))
     True
     """
-    code = loss_code(loss)
-    sigma = check_sigma(sigma)
-    epochs = check_int("epochs", epochs)
-    seed = check_seed(seed)
-    order = check_order(order, ORDERS)
-    n_checkpoints = check_checkpoints(n_checkpoints)
+    p = Problem("sgd", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
+                orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress)
     heuristic = t0 is None
-    t0 = t0_heuristic(sigma, loss) if heuristic else check_positive("t0", t0)
-    task = loss_task(loss)
-    # dense input in compact form: the kernel indexes dense rows directly (see sgd_steps)
-    rows, yf, classes = check_X_y(X, y, task=task, compact_dense=True)
-    dense = is_compact(rows)
-    test = check_test_set(X_test, y_test, rows.n_features, task, classes)
-    m = n_rows(rows)
-    check_steps("epochs", epochs * m, "epochs * m")
-    zmax = _check_scale(rows, yf, sigma, t0, code)
-
-    v = np.zeros(rows.n_features)
+    t0 = t0_heuristic(p.sigma, loss) if heuristic else check_positive("t0", t0)
+    _check_scale(p, t0)
+    v = np.zeros(p.n)
     state = np.ones(1)  # state[0] = s, w = s v
-    # walk = (rows, labels, their unsigned index views, example stream, prefetch?)
-    walk = [rows, yf, *unsigned_index(rows), ExampleStream(m, order, seed), order != "cyclic"]
-    # one shuffle for many epochs: copy the rows into that order once, then stream them
-    # (measured faster from COPY_FROM_EPOCHS epochs on; the same steps to the bit)
-    copy_rows = order == "shuffle_once" and epochs >= COPY_FROM_EPOCHS
-    done = [0]
 
-    def advance(t_begin, t_end):
-        if copy_rows and t_begin == 0:  # timed: the copy is part of the solver's work
-            perm = ExampleStream(m, order, seed).take(m)
-            prow, py = permute_rows(rows, yf, perm)
-            walk[:] = [prow, py, *unsigned_index(prow), ExampleStream(m, "cyclic", seed), False]
-        r, yy, indices, indptr, stream, look = walk
-        t = t_begin
-        for idx, start, stop in stream.segments(t_end - t_begin):
-            sgd_steps(r.data, indices, indptr, yy, v, state, idx, start, stop, t, sigma,
-                      t0, code, dense, look)
-            t += stop - start
-        done[0] = t_end
-        if not np.isfinite(v).all():
-            diverged(t_end)
+    def steps(rows, y, indices, indptr, idx, start, stop, t, look_ahead):
+        sgd_steps(rows.data, indices, indptr, y, v, state, idx, start, stop, t, p.sigma, t0,
+                  p.code, p.dense, look_ahead)
 
-    def diverged(t):
-        raise FloatingPointError(
-            f"sgd diverged: the weights or the objective overflowed by step {t} (epoch "
-            f"{t / m:.3g}) with sigma={sigma}, t0={t0:.6g}, loss={loss!r}; the first steps "
-            f"1/(sigma (t + t0)) are too long for this data (the t0 heuristic assumes ||x|| "
-            f"of order 1): scale the rows or pass a larger t0")
-
-    def get_w():
-        return state[0] * v
-
-    evaluate_w = make_evaluate(rows, yf, sigma, code, 2.0, test, task, get_w)
-
-    def evaluate():
-        obj, tm = evaluate_w()
-        if not np.isfinite(obj):
-            diverged(done[0])
-        return obj, tm
-
-    trace = run_checkpointed(advance, epochs * m, m, evaluate, n_checkpoints, progress,
-                             desc="sgd", test_metric_name="mse" if task == "regression"
-                             else "accuracy")
-    _settle_if_diverging(trace, get_w(), zmax)
-    params = {"sigma": sigma, "epochs": epochs, "loss": loss, "t0": t0,
-              "t0_heuristic": heuristic, "seed": seed, "order": order}
-    return Result(w=get_w(), solver="sgd", params=params, trace=trace, classes=classes)
-
-
-def _settle_if_diverging(trace, w, zmax):
-    """With a lazy end objective (n_checkpoints=None) divergence that overflows only the
-    objective (not w) would surface when res.objective is first read. When max||x|| ||w||
-    (zmax[0] * ||w||, O(n)) exceeds the margin bound zmax[1] of the validated range, the end
-    is evaluated now, so that sgd itself raises FloatingPointError('sgd diverged ...')."""
-    R, bound = zmax
-    M = float(np.max(np.abs(w))) if w.size else 0.0
-    # np.sum, not np.linalg.norm: BLAS ddot wakes its threads (ms on a loaded machine)
-    if M > 0.0 and R * (M * math.sqrt(float(np.sum(np.square(w / M))))) > bound:
-        trace.objective  # settles the lazy end: evaluate() raises if it overflowed
+    params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "t0": t0,
+              "t0_heuristic": heuristic, "seed": p.seed, "order": p.order}
+    hint = ("the first steps 1/(sigma (t + t0)) are too long for this data (the t0 "
+            "heuristic assumes ||x|| of order 1): scale the rows or pass a larger t0")
+    return p.run(steps, lambda: state[0] * v, params, hint=f"t0={t0:.6g}: " + hint,
+                 state=lambda: (v,))

@@ -48,6 +48,7 @@ from ..core.checks import check_choice, sigma_keyword
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy_diag, dot, shrink_diag
+from .svmsgd2 import schedule_hint
 from .t0 import check_skip, choose_t0, storage_pass
 from ..core.losses import loss_deriv
 
@@ -219,7 +220,7 @@ class _Run:
 @sigma_keyword
 def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
           variant="corrected", seed=0, order="reshuffle", n_checkpoints=None, X_test=None,
-          y_test=None):
+          y_test=None, progress=False):
     """SGD-QN: SVMSGD2 with a diagonal rescaling matrix B estimated from secants.
 
     Parameters
@@ -254,6 +255,8 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
         ``res.info['B_trace']`` holds the effective B (see below) at each checkpoint.
     X_test, y_test : optional
         A held-out set; the trace then records its accuracy.
+    progress : bool
+        Show a progress bar (tqdm).
 
     Returns
     -------
@@ -278,8 +281,11 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     ('corrected', True)
     """
     variant = check_choice("variant", variant, VARIANTS)
-    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    p = Problem("sgdqn", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
+                n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test, progress=progress,
+                losses="binary")
     skip, skip_default = check_skip(skip, p.rows)
+    p.check_scale(*p.minimizer_bound())
 
     def one_pass(rows, ys, t0_try):
         trial = _Run(p, variant, t0_try, skip)
@@ -288,12 +294,11 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
 
     t0, selected, info = choose_t0(p, t0, one_pass)
     run = _Run(p, variant, t0, skip)
-    indices, indptr = p.unsigned()
     done = [0]
     history = []
 
-    def steps(idx, start, stop, t):
-        run.steps(p.rows, p.y, indices, indptr, idx, start, stop, t, p.look_ahead)
+    def steps(rows, y, indices, indptr, idx, start, stop, t, look_ahead):
+        run.steps(rows, y, indices, indptr, idx, start, stop, t, look_ahead)
         done[0] = t + (stop - start)
 
     def on_checkpoint():
@@ -303,7 +308,8 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "t0": t0,
               "t0_selected": selected, "skip": skip, "skip_default": skip_default,
               "variant": variant, "seed": p.seed, "order": p.order}
-    res = p.run("sgdqn", steps, lambda: run.w, params, info, on_checkpoint)
+    res = p.run(steps, lambda: run.w, params, info=info, on_checkpoint=on_checkpoint,
+                hint=schedule_hint(p, t0, skip))
     T = p.epochs * p.m
     res.info["B"] = run.B_effective(T)
     res.info["gain"] = run.B / (T + t0) if variant == "2009" else run.B.copy()

@@ -67,7 +67,7 @@ def _one_pass(p, skip):
 
 @sigma_keyword
 def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, seed=0,
-            order="reshuffle", n_checkpoints=None, X_test=None, y_test=None):
+            order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """SVMSGD2: SGD whose regularization step is applied every ``skip`` examples.
 
     Parameters
@@ -99,6 +99,8 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
         N: an exact trace at N checkpoints.
     X_test, y_test : optional
         A held-out set; the trace then records its accuracy.
+    progress : bool
+        Show a progress bar (tqdm).
 
     Returns
     -------
@@ -112,6 +114,11 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
     FloatingPointError
         When the weights overflow.
 
+    Warns
+    -----
+    ConvergenceWarning
+        When the objective ends above F(0) (names t0 or skip).
+
     Examples
     --------
     >>> import numpy as np, rlmlib
@@ -122,18 +129,62 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
     >>> bool(res.objective < 0.5)
     True
     """
-    p = Problem(X, y, sigma, epochs, loss, seed, order, n_checkpoints, X_test, y_test)
+    p = Problem("svmsgd2", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                order=order, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
+                progress=progress, losses="binary")
     skip, skip_default = check_skip(skip, p.rows)
+    p.check_scale(*p.minimizer_bound())
     t0, selected, info = choose_t0(p, t0, _one_pass(p, skip))
     w = np.zeros(p.n)
     state = np.array([float(skip)])
-    indices, indptr = p.unsigned()
 
-    def steps(idx, start, stop, t):
-        svmsgd2_steps(p.rows.data, indices, indptr, p.y, w, state, idx, start, stop, t,
-                      p.sigma, t0, skip, p.code, p.dense, p.look_ahead)
+    def steps(rows, y, indices, indptr, idx, start, stop, t, look_ahead):
+        svmsgd2_steps(rows.data, indices, indptr, y, w, state, idx, start, stop, t,
+                      p.sigma, t0, skip, p.code, p.dense, look_ahead)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "t0": t0,
               "t0_selected": selected, "skip": skip, "skip_default": skip_default,
               "seed": p.seed, "order": p.order}
-    return p.run("svmsgd2", steps, lambda: w, params, info)
+    return p.run(steps, lambda: w, params, info=info, hint=schedule_hint(p, t0, skip))
+
+
+def schedule_hint(p, t0, skip=1):
+    """The setting most likely responsible when a scheduled solver (svmsgd2, sgdqn, olbfgs)
+    diverges or ends above F(0): a skip longer than the run (regularization never applied),
+    a t0 whose first gain 1/(sigma t0) exceeds the stability limit 2 / (max||x||^2 + sigma)
+    of a step on these rows, or else t0 as the first suspect.
+
+    Parameters
+    ----------
+    p : rlmlib.core.problem.Problem
+        The checked problem (its R, sigma and step count are used).
+    t0 : float
+        The t0 of the run.
+    skip : int
+        The skip of the run (1 for oLBFGS).
+
+    Returns
+    -------
+    str
+        The hint ``Problem.run`` puts into its divergence and end-check messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.core.problem import Problem
+    >>> from rlmlib.solvers.svmsgd2 import schedule_hint
+    >>> p = Problem("svmsgd2", np.eye(2), [1, -1], sigma=0.1, loss="hinge", epochs=1)
+    >>> print(schedule_hint(p, 1e4, skip=10)[:33])
+    skip=10 exceeds the run's 2 steps
+    >>> schedule_hint(p, 1.0)[:8]
+    't0=1: th'
+    """
+    why = []
+    if skip > p.total:
+        why.append(f"skip={skip} exceeds the run's {p.total} steps, so the regularization "
+                   f"step is never applied: pass a smaller skip (None: 16 n / d)")
+    if not why or (p.R * p.R + p.sigma) / (p.sigma * t0) > 2.0:
+        why.append(f"t0={t0:.6g}: the first gains 1/(sigma (t + t0)) are too long for these "
+                   f"rows (max||x|| = {p.R:.3g}); pass a larger t0 (None: the paper's "
+                   f"selection) or scale the rows")
+    return "; ".join(why)
