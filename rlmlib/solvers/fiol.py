@@ -455,13 +455,25 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
     if x.size:  # the implicit step's range: its slopes eta x_j^2 and margins stay finite
         M = float(np.max(np.abs(x)))
         with np.errstate(over="ignore"):
-            slope = eta * M * M
+            slope = eta * M * M * x.shape[0]
             margin = float(np.max(np.abs(w))) * M * x.shape[0]
-        if not (slope <= 2.0 ** 960 and margin <= 2.0 ** 960):
+        if not (slope <= 2.0 ** 1020 and margin <= 2.0 ** 1020):
             raise ValueError(
-                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 = "
-                f"{slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below 2**960 "
-                f"(the slopes and margins the step forms); scale x or w down or lower eta")
+                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 * n "
+                f"= {slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below "
+                f"2**1020 (the slope of g and the margins the step sums); scale x or w down "
+                f"or lower eta")
+        # u_j = S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference
+        # is of the order of w or z / x: beyond 2^30 times that, rounding (eps thr) leaves
+        # fewer than 22 correct bits (at eta = 1e300 none: the step came out 0)
+        scale = max(float(np.max(np.abs(w))), 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
+        if eta * sigma > 2.0 ** 30 * scale:
+            raise ValueError(
+                f"eta={eta!r} is too large for sigma={sigma!r} on this w and x: the step "
+                f"subtracts numbers near eta * sigma = {eta * sigma:.3g} whose difference is of "
+                f"the order of max(|w_j|, 1/max|x_j|) = {scale:.3g}, which double precision "
+                f"cannot resolve beyond eta * sigma = 2**30 times it; lower eta (the exact "
+                f"step tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows)")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
         raise ValueError(f"y must be a finite real number; got {y!r}")
     y = float(y)
@@ -508,7 +520,8 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ValueError
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
         entries, a label other than +-1 for a classification loss, or x beyond the step's
-        range (eta max x_j^2 or max|w_j| max|x_j| n above 2**960).
+        range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020), or eta sigma
+        beyond 2**30 max(|w_j|, 1/max|x_j|) (the step cannot be resolved in double precision).
 
     Examples
     --------
