@@ -457,3 +457,17 @@ def test_comid_whose_objective_overflows_says_so():
     with pytest.raises(FloatingPointError, match="comid diverged.*eta"):
         with pytest.warns(rlmlib.ConvergenceWarning):
             rlmlib.comid(X, y, sigma=0.01, eta=1e3, epochs=2, loss="exponential").objective
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_of_subnormal_entries_have_their_norm_not_inf(sparse):
+    # a row whose largest entry is subnormal is rescaled by it: x / M, never x * (1 / M)
+    # (1 / 3e-310 overflows); stored zeros are not subnormal
+    A = np.array([[3e-310, 0.0], [1e-309, 2e-309], [0.0, 0.0]])
+    X = sp.csr_matrix(A) if sparse else A
+    if sparse:
+        X = sp.csr_matrix((np.array([3e-310, 0.0, 1e-309, 2e-309]), np.array([0, 1, 0, 1]),
+                           np.array([0, 2, 4, 4])), shape=(3, 2))
+    stats = as_rows(X).stats
+    assert stats.max_norm == pytest.approx(np.sqrt(5.0) * 1e-309, rel=1e-15)
+    assert stats.tiny == 3e-310
