@@ -643,8 +643,8 @@ def check_scale(rows, y, code, w_bound, why, solver, extra=(), stats=None):
     gradient or sum over the m examples can overflow. ``extra`` holds further (value,
     description) pairs a solver's kernel forms (a step's length, an internal scale factor),
     each of which must stay below 2^960. ``stats`` is :func:`row_scale`'s result when the
-    caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R; raises ValueError saying which quantity
-    is too large and what to change."""
+    caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R;
+    raises ValueError saying which quantity is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
     R, tiny = row_scale(rows) if stats is None else stats
     name = NAMES[code]
