@@ -57,6 +57,10 @@ EXERCISES = {
                           "rlmlib.precond.preconditioner.Preconditioner"))],
     "ex-pre-beta": [F("logistic_curvature_bound", "precond", "check_logistic_beta",
                       ("rlmlib.precond.preconditioner.logistic_beta",))],
+    "ex-lazy-average": [F("lazy_average_step", "theory", "check_lazy_average_step",
+                          ("rlmlib.solvers.asgd.asgd_steps",))],
+    "ex-mb-variance": [F("minibatch_variance", "theory", "check_minibatch_variance")],
+    "ex-lb-kl": [F("two_point_kl", "theory", "check_two_point_kl")],
 }
 
 

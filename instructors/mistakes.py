@@ -400,6 +400,87 @@ def logistic_curvature_bound(R):
         ("sign", "e^R - e^-R", [("math.exp(R) + math.exp(-R)", "math.exp(R) - math.exp(-R)")]),
         ("library", "calls the library", "LIB:rlmlib.precond.preconditioner.logistic_beta"),
     ],
+    "lazy_average_step": [
+        ("sign", "adds the correction to u", [("u[idx] -= ", "u[idx] += ")]),
+        ("factor", "forgets the division by alpha", [("(beta * c / alpha)", "(beta * c)")]),
+        ("order", "updates u with the new alpha and beta", """\
+def lazy_average_step(u, v, alpha, beta, s, idx, val, c, mu):
+    v[idx] += c * val
+    alpha, beta = (1 - mu) * alpha, (1 - mu) * beta + mu * s
+    u[idx] -= (beta * c / alpha) * val
+    return u, v, alpha, beta
+"""),
+        ("factor", "forgets (1 - mu) on beta", [("(1 - mu) * beta + mu * s", "beta + mu * s")]),
+        ("factor", "adds mu instead of mu s", [("+ mu * s", "+ mu")]),
+        ("off-by-one", "alpha times mu instead of (1 - mu)", [("(1 - mu) * alpha", "mu * alpha")]),
+        ("sign", "subtracts the loss step from v", [("v[idx] += c * val", "v[idx] -= c * val")]),
+        ("in-place", "scales the row's values in place", """\
+def lazy_average_step(u, v, alpha, beta, s, idx, val, c, mu):
+    val *= c
+    v[idx] += val
+    u[idx] -= (beta / alpha) * val
+    return u, v, (1 - mu) * alpha, (1 - mu) * beta + mu * s
+"""),
+        ("structure", "forms the dense average in u (O(n) per step)", """\
+def lazy_average_step(u, v, alpha, beta, s, idx, val, c, mu):
+    x = np.zeros_like(v)
+    x[idx] = val
+    abar = (1 - mu) * (alpha * u + beta * v) + mu * s * (v + c * x)
+    v[idx] += c * val
+    u[:] = abar
+    return u, v, 1.0, 0.0
+"""),
+        ("shape", "returns only (alpha, beta)", [("return u, v, (1 - mu) * alpha",
+                                                 "return (1 - mu) * alpha")]),
+    ],
+    "minibatch_variance": [
+        ("factor", "divides by k squared", [("return V / k\n", "return V / k ** 2\n")]),
+        ("factor", "no finite-population factor", [("V / k * (m - k) / (m - 1)", "V / k")]),
+        ("off-by-one", "(m - k)/m instead of (m - k)/(m - 1)",
+         [("(m - k) / (m - 1)", "(m - k) / m")]),
+        ("off-by-one", "V with 1/(m - 1) (ddof = 1)",
+         [("V = np.mean(np.sum((G - G.mean(axis=0)) ** 2, axis=1))",
+           "V = np.sum((G - G.mean(axis=0)) ** 2) / max(m - 1, 1)")]),
+        ("mixed magnitudes", "one pass: E|g|^2 - |mean|^2 cancels",
+         [("V = np.mean(np.sum((G - G.mean(axis=0)) ** 2, axis=1))",
+           "V = np.mean(np.sum(G ** 2, axis=1)) - np.sum(G.mean(axis=0) ** 2)")]),
+        ("in-place", "centres G in place", """\
+def minibatch_variance(G, k, replace):
+    m = G.shape[0]
+    G -= G.mean(axis=0)
+    V = np.mean(np.sum(G ** 2, axis=1))
+    if replace:
+        return V / k
+    return 0.0 if m == 1 else V / k * (m - k) / (m - 1)
+"""),
+        ("factor", "returns the standard deviation", [("return V / k\n",
+                                                       "return np.sqrt(V / k)\n")]),
+        ("order", "swaps the two cases", [("if replace:", "if not replace:")]),
+        ("zero", "no case for one row (0/0)", [("0.0 if m == 1 else ", "")]),
+    ],
+    "two_point_kl": [
+        ("mixed magnitudes", "forms (1 + delta)/(1 - delta) first", """\
+def two_point_kl(delta, T):
+    return T * delta * math.log((1 + delta) / (1 - delta))
+"""),
+        ("factor", "half the divergence", [("return T * delta", "return 0.5 * T * delta")]),
+        ("factor", "one flip instead of T", [("return T * delta", "return delta")]),
+        ("factor", "the small-delta approximation 2 T delta^2", """\
+def two_point_kl(delta, T):
+    return 2 * T * delta ** 2
+"""),
+        ("sign", "log1p(-delta) - log1p(delta)",
+         [("(math.log1p(delta) - math.log1p(-delta))",
+           "(math.log1p(-delta) - math.log1p(delta))")]),
+        ("off-by-one", "T - 1 flips", [("return T * delta", "return (T - 1) * delta")]),
+        ("mixed magnitudes", "log(1 + delta) instead of log1p",
+         [("(math.log1p(delta) - math.log1p(-delta))",
+           "(np.log(1 + delta) - np.log(1 - delta))")]),
+        ("type", "rounds to an integer", [("return T * delta * (math.log1p(delta) - "
+                                           "math.log1p(-delta))",
+                                           "return round(T * delta * (math.log1p(delta) - "
+                                           "math.log1p(-delta)))")]),
+    ],
 }
 
 

@@ -27,6 +27,7 @@ for A in (X, Xs):
     pgs_iterates(A, y, p=1.8, sigma=0.1, at=[1, 2, 3, 12], loss="logistic")
     for epochs in (1, 2):
         rlmlib.sgd(A, y, sigma=0.1, epochs=epochs, n_checkpoints=7)
+        rlmlib.asgd(A, y, sigma=0.1, epochs=epochs, n_checkpoints=7, average_start=5)
 print("ok")
 """
 

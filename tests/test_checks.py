@@ -433,3 +433,41 @@ def _interleave(A):
             indices.append(c)
         indptr.append(len(data))
     return sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=A.shape)
+
+
+def test_fiol_step_refuses_an_eta_it_cannot_resolve_and_resolves_the_rest():
+    # at eta = 1e300 the step subtracts numbers near eta sigma = 1e299 whose difference is
+    # O(1): it came out 0; now a clear refusal, and up to 2^30 times the scale the step
+    # approaches its limit argmin l(<u, x>) + sigma ||u||_1 (here u = e_j / x_j, margin 1)
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal(5), rng.standard_normal(5)
+    for method in ("sort", "partition"):
+        with pytest.raises(ValueError, match=r"eta=1e\+300 is too large for sigma=0.1"):
+            rlmlib.fiol_step(w, x, 1.0, eta=1e300, sigma=0.1, loss="hinge", method=method)
+        u = rlmlib.fiol_step(w, x, 1.0, eta=1e8, sigma=0.1, loss="hinge", method=method)
+        j = int(np.argmax(np.abs(x)))
+        assert u[j] == pytest.approx(1.0 / x[j], rel=1e-6)
+        assert np.count_nonzero(u) == 1 and float(u @ x) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_comid_whose_objective_overflows_says_so():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
+    with pytest.raises(FloatingPointError, match="comid diverged.*eta"):
+        with pytest.warns(rlmlib.ConvergenceWarning):
+            rlmlib.comid(X, y, sigma=0.01, eta=1e3, epochs=2, loss="exponential").objective
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_of_subnormal_entries_have_their_norm_not_inf(sparse):
+    # a row whose largest entry is subnormal is rescaled by it: x / M, never x * (1 / M)
+    # (1 / 3e-310 overflows); stored zeros are not subnormal
+    A = np.array([[3e-310, 0.0], [1e-309, 2e-309], [0.0, 0.0]])
+    X = sp.csr_matrix(A) if sparse else A
+    if sparse:
+        X = sp.csr_matrix((np.array([3e-310, 0.0, 1e-309, 2e-309]), np.array([0, 1, 0, 1]),
+                           np.array([0, 2, 4, 4])), shape=(3, 2))
+    stats = as_rows(X).stats
+    assert stats.max_norm == pytest.approx(np.sqrt(5.0) * 1e-309, rel=1e-15)
+    assert stats.tiny == 3e-310

@@ -318,9 +318,10 @@ def as_rows(X, name="X", compact_dense=False):
 def _stats(data, R, nsub):
     """RowStats from the pass's maximum norm and count of subnormal entries."""
     tiny = math.inf
-    if nsub:  # only on the error path: check_scale reports the value
+    if nsub:  # rare (subnormals, or stored zeros in CSR, which the pass counts too)
         a = np.abs(data)
-        tiny = float(a[(a != 0.0) & (a < SIGMA_MIN)].min())
+        sub = a[(a != 0.0) & (a < SIGMA_MIN)]
+        tiny = float(sub.min()) if sub.size else math.inf
     return RowStats(float(R), tiny)
 
 
@@ -389,15 +390,16 @@ def _fold_row(data, a, b, acc, R, bad):
     return max(R, r), bad
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "arcp", "contract"})
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
 def _scan_csr(data, indices, indptr, m, n):
     """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
     and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
     checks). Returns (fault, pos, R, n_subnormal, canonical): fault 0 sound, 1 indptr[0]
     != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
     outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
-    ||x_i||_2 (inf beyond the double range), n_subnormal the count of non-zero |x_ij| <
-    2^-1022, canonical whether every row's columns strictly increase (no duplicates)."""
+    ||x_i||_2 (inf beyond the double range), n_subnormal the count of |x_ij| < 2^-1022
+    (stored zeros included: one comparison, not two; :func:`_stats` tells them apart),
+    canonical whether every row's columns strictly increase (no duplicates)."""
     nnz = np.uint64(data.shape[0])
     R = 0.0
     nsub = 0
@@ -421,8 +423,7 @@ def _scan_csr(data, indices, indptr, m, n):
         for j in range(a, b):  # branch-free: vectorizes
             x = data[j]
             acc += x * x
-            ax = abs(x)
-            ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
+            ns += abs(x) < 2.2250738585072014e-308  # stored zeros too: see _stats
             c = np.int64(indices[j])
             lo = min(lo, c)
             hi = max(hi, c)
@@ -441,7 +442,7 @@ def _scan_csr(data, indices, indptr, m, n):
     return 0, np.int64(0), R, nsub, descents == 0
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "arcp", "contract"})
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
 def _scan_dense(data, m, n):
     """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
     -1, max row norm, count of subnormal entries), as :func:`_scan_csr`."""
@@ -655,8 +656,8 @@ def check_scale(rows, y, code, w_bound, why, solver, extra=(), stats=None):
     gradient or sum over the m examples can overflow. ``extra`` holds further (value,
     description) pairs a solver's kernel forms (a step's length, an internal scale factor),
     each of which must stay below 2^960. ``stats`` is :func:`row_scale`'s result when the
-    caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R; raises ValueError saying which quantity
-    is too large and what to change."""
+    caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R;
+    raises ValueError saying which quantity is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
     R, tiny = row_scale(rows) if stats is None else stats
     name = NAMES[code]

@@ -36,7 +36,6 @@ import numpy as np
 from numba import njit
 
 from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
-from ..core.rows import all_finite
 from .l1 import deriv_min, enter, leave, piece_root, s_range, soft, xorshift
 from .l1run import run_l1
 from ..core.losses import loss_code, loss_deriv, loss_task
@@ -274,12 +273,14 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw
     with indices 0..n-1), updating w in place at those coordinates; returns the scalar s.
     Scratch arrays val and sw (float64) need 2 (stop - start) entries."""
     return _step(w, data, indices, start, stop, False, y, eta, sigma, code, method, val, sw,
-                 rng)
+                 rng, w)
 
 
 @njit(cache=True)
-def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng):
-    """step_row's body; ``dense``: the row is all of w (coordinate p, indices unused)."""
+def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng,
+          out):
+    """step_row's body; ``dense``: the row is all of w (coordinate p, indices unused), and
+    the new iterate is written to ``out`` (w itself for in-place; w is only read before)."""
     thr = eta * sigma
     smin, smax = s_range(code, y)
     done = False
@@ -300,7 +301,7 @@ def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val
         for p in range(start, stop):  # contiguous and branch-free: vectorizes
             u = w[p] - es * data[p]
             t = abs(u) - thr
-            w[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)  # S_thr(u); NaN stays
+            out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)  # S_thr(u); NaN stays
     else:
         for p in range(start, stop):
             j = indices[p]
@@ -400,7 +401,27 @@ def pivot_state(seed):
     return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % (1 << 64) or 1], dtype=np.uint64)
 
 
-def check_step_args(w, x, y, eta, sigma, loss, method):
+@njit(cache=True)
+def _max_bits(b):
+    """max over the bits of |a_i| (b = a.view(uint64)): for doubles without their sign the
+    integer order is the numeric order, and NaN and inf lie above every finite value; an
+    integer reduction, so it vectorizes."""
+    m = np.uint64(0)
+    mask = np.uint64(0x7FFFFFFFFFFFFFFF)
+    for i in range(b.shape[0]):
+        m = max(m, b[i] & mask)
+    return m
+
+
+def _max_abs(a):
+    """max |a_i| of a contiguous float64 array in one pass; inf when an entry is NaN or
+    inf (0 for an empty array)."""
+    m = _max_bits(a.view(np.uint64))
+    return math.inf if m >= 0x7FF0000000000000 else float(np.array([m], np.uint64)
+                                                          .view(np.float64)[0])
+
+
+def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
     """The arguments of one :func:`fiol_step`, validated (shared with the exercise checkers).
 
     Parameters
@@ -417,11 +438,15 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
         One of ``rlmlib.LOSSES``.
     method : {'sort', 'partition'}
         Algorithm of the step (see :func:`fiol_step`).
+    copy : bool
+        Return w as a new array (default); False: as given when it is already a contiguous
+        float64 array (for a caller that only reads it).
 
     Returns
     -------
     tuple
-        (w as a new float64 array, x, y as float, eta, sigma, loss code, method code).
+        (w as a new float64 array (as given with ``copy=False``), x, y as float, eta,
+        sigma, loss code, method code).
 
     Raises
     ------
@@ -444,29 +469,42 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
     method_code = METHODS[check_choice("method", method, tuple(METHODS))]
     eta = check_positive("eta", eta)
     sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
-    w = np.array(w, dtype=np.float64)
+    w = np.array(w, dtype=np.float64) if copy else np.ascontiguousarray(w, dtype=np.float64)
     x = np.ascontiguousarray(x, dtype=np.float64)
     if w.ndim != 1 or x.ndim != 1:
         raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
     if x.shape != w.shape:
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
-    if not (all_finite(w) and all_finite(x)):
+    Mw, Mx = _max_abs(w), _max_abs(x)  # one pass each; NaN and inf come out as inf
+    if not (Mw < math.inf and Mx < math.inf):
         raise ValueError("w and x must be finite (no NaN or inf)")
-    if x.size:  # the implicit step's range: its slopes eta x_j^2 and margins stay finite
-        M = float(np.max(np.abs(x)))
-        with np.errstate(over="ignore"):
-            slope = eta * M * M
-            margin = float(np.max(np.abs(w))) * M * x.shape[0]
-        if not (slope <= 2.0 ** 960 and margin <= 2.0 ** 960):
-            raise ValueError(
-                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 = "
-                f"{slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below 2**960 "
-                f"(the slopes and margins the step forms); scale x or w down or lower eta")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
         raise ValueError(f"y must be a finite real number; got {y!r}")
     y = float(y)
     if loss_task(loss) == "binary" and y not in (-1.0, 1.0):
         raise ValueError(f"y must be -1 or +1 for the {loss!r} loss; got {y!r}")
+    if x.size:  # the implicit step's range: its slopes eta x_j^2 and margins stay finite
+        M = Mx
+        with np.errstate(over="ignore"):
+            slope = eta * M * M * x.shape[0]
+            margin = Mw * M * x.shape[0]
+        if not (slope <= 2.0 ** 1020 and margin <= 2.0 ** 1020):
+            raise ValueError(
+                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 * n "
+                f"= {slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below "
+                f"2**1020 (the slope of g and the margins the step sums); scale x or w down "
+                f"or lower eta")
+        # u_j = S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference
+        # is of the order of w or z / x: beyond 2^30 times that, rounding (eps thr) leaves
+        # fewer than 22 correct bits (at eta = 1e300 none: the step came out 0)
+        scale = max(Mw, 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
+        if eta * sigma > 2.0 ** 30 * scale:
+            raise ValueError(
+                f"eta={eta!r} is too large for sigma={sigma!r} on this w and x: the step "
+                f"subtracts numbers near eta * sigma = {eta * sigma:.3g} whose difference is of "
+                f"the order of max(|w_j|, 1/max|x_j|) = {scale:.3g}, which double precision "
+                f"cannot resolve beyond eta * sigma = 2**30 times it; lower eta (the exact "
+                f"step tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows)")
     return w, x, y, eta, sigma, code, method_code
 
 
@@ -508,7 +546,8 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ValueError
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
         entries, a label other than +-1 for a classification loss, or x beyond the step's
-        range (eta max x_j^2 or max|w_j| max|x_j| n above 2**960).
+        range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020), or eta sigma
+        beyond 2**30 max(|w_j|, 1/max|x_j|) (the step cannot be resolved in double precision).
 
     Examples
     --------
@@ -517,10 +556,13 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ...                  loss="squared")
     array([1.25, 0.  ])
     """
-    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method)
+    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method,
+                                                    copy=False)
     n = x.shape[0]
     rng = pivot_state(seed)
-    s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n), rng)
+    out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
+    s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n), rng, out)
+    w = out
     return (w, s) if return_s else w
 
 

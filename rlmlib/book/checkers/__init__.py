@@ -11,3 +11,4 @@ from .pegasos import check_ball_conjugate, check_best_k, check_grad_conjugate, p
 from .precond import check_logistic_beta, check_numerical_rank, check_sampled_transform
 from .sgdqn import (check_corrected_update, check_rate_exponent, check_scheduled_step,
                     check_secant_ratio, check_skip_from_cost)
+from .theory import check_lazy_average_step, check_minibatch_variance, check_two_point_kl
