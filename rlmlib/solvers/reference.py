@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive
+from ..core.checks import check_int, check_positive, sigma_keyword
 from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..core.runner import holdout_metric
@@ -73,6 +73,7 @@ def _check_scale(pr, w_init):
                    ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
 
 
+@sigma_keyword
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
           X_test=None, y_test=None):
     """Minimize F with L-BFGS-B until F(w) − F* <= tol · |F(w)| is certified.
