@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive
+from ..core.checks import check_int, check_positive, sigma_keyword
 from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..core.runner import holdout_metric
@@ -112,6 +112,7 @@ def _conditioning_note(rows, code, sigma):
             f"raise sigma")
 
 
+@sigma_keyword
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
           X_test=None, y_test=None):
     """Minimize F with L-BFGS-B until F(w) − F* <= tol · |F(w)| is certified.
