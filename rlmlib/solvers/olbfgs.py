@@ -235,11 +235,9 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     if eta0 is not None:
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be True, False or None, got {progress!r}")
     p = Problem("olbfgs", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
                 order=order, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
-                progress=bool(progress), losses="binary")
+                progress=False if progress is None else progress, losses="binary")
     p.check_scale(*p.minimizer_bound())
     check_memory("memory", memory, 16 * memory * p.n, f"two (memory, n) arrays, n = {p.n}")
     warn_damping(damping, p.R, p.code, p.sigma)
