@@ -545,6 +545,7 @@ QUICK = settings(PROFILE, max_examples=200 if _LONG else 6)  # per solver
 DENSE_DIFFERS = {"isgd", "sgd_l1"}
 
 
+@pytest.mark.filterwarnings("ignore::rlmlib.solvers.limits.StepLimitWarning")  # t0=10
 @pytest.mark.parametrize("name", sorted(SOLVER_CALLS))
 @QUICK
 @given(problem=small_problems())
