@@ -52,6 +52,7 @@ from .solvers.comid import comid  # noqa: E402
 from .solvers.isgd import isgd  # noqa: E402
 from .solvers.sgd_l1 import sgd_l1  # noqa: E402
 from .solvers.l1run import l1_objective  # noqa: E402
+from .solvers.limits import StepLimitWarning  # noqa: E402
 # Data preconditioning
 from .precond.preconditioner import condition_numbers, precondition  # noqa: E402
 from .solvers.sag import sag  # noqa: E402

@@ -181,7 +181,10 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         if z.ndim == 1:
             p = np.exp(-np.logaddexp(0.0, -z))       # 1 / (1 + e^-z) without overflow
             return np.column_stack([1.0 - p, p])
-        p = np.exp(-np.logaddexp(0.0, -z))
+        logp = -np.logaddexp(0.0, -z)  # log of each one-vs-rest probability
+        # normalized in log space: at very negative margins every e^logp underflows to 0
+        # and p / p.sum would be 0/0
+        p = np.exp(logp - logp.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
 
     def __sklearn_tags__(self):

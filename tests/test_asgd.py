@@ -84,7 +84,8 @@ def test_last_iterate_is_sgd():
     r = rlmlib.asgd(X, y, sigma=0.03, epochs=5, seed=2)
     assert np.array_equal(r.info["w_last"], rlmlib.sgd(X, y, sigma=0.03, epochs=5,
                                                        seed=2).w)
-    assert r.params["t0"] == rlmlib.solvers.sgd.t0_heuristic(0.03, "hinge")
+    R = np.linalg.norm(X, axis=1).max()                 # the heuristic scaled to max ||x||
+    assert r.params["t0"] == rlmlib.solvers.sgd.t0_heuristic(0.03, "hinge", row_norm=R)
 
 
 def test_checkpoints_do_not_change_the_run():

@@ -251,3 +251,223 @@ def test_all_finite_kernel(bad, where):
     assert not all_finite(a)
     # a huge but finite sum does not fool it (np.sum would overflow to inf here)
     assert all_finite(np.full(10, 1.7e308))
+
+
+# ------------------------------------------------- the one validation pass (issue 18, item 3)
+def _norms(A):
+    return np.sqrt((np.asarray(A, dtype=float) ** 2).sum(axis=1))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-160, 1e160, 1e-303, 1e-308, 1e300])
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc", "coo"])
+def test_validation_pass_measures_the_row_norms_once(fmt, scale):
+    from rlmlib.core.rows import row_scale
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((30, 7)) * (rng.random((30, 7)) < 0.5)
+    X = A * scale if fmt == "dense" else sp.csr_matrix(A * scale).asformat(fmt)
+    rows = as_rows(X)
+    M = np.abs(A).max()
+    want = float((M * _norms(A / M)).max()) * scale  # exact scaling, no overflow
+    assert rows.stats.max_norm == pytest.approx(want, rel=1e-13)
+    assert row_scale(rows) is rows.stats  # check_scale reads the pass's result, not X
+    a = np.abs(np.asarray(A * scale))
+    sub = a[(a != 0) & (a < 2.0 ** -1022)]
+    assert rows.stats.tiny == (sub.min() if sub.size else np.inf)
+
+
+def test_row_norm_beyond_the_double_range_is_inf_and_subnormals_are_found():
+    rows = as_rows(np.array([[1.5e308, 1.5e308], [1.0, 0.0]]))  # sqrt 2 * 1.5e308 > max
+    assert rows.stats.max_norm == np.inf
+    rows = as_rows(np.array([[1.0, 3e-310], [0.0, 0.0]]))
+    assert rows.stats.tiny == 3e-310 and rows.stats.max_norm == 1.0
+
+
+def test_rows_built_otherwise_compute_their_stats():
+    from rlmlib.core.rows import Rows, row_scale
+
+    rows = as_rows(sp.csr_matrix(np.array([[3.0, 4.0], [1.0, 0.0]])))
+    bare = Rows(*rows)
+    assert bare.stats is None and row_scale(bare) == rows.stats
+    data, indices, indptr, n, sparse = rows  # still a 5-tuple
+    assert n == 2 and sparse
+
+
+def test_duplicate_entries_are_summed_once_on_input():
+    # scipy's meaning of a duplicate is the sum; every kernel then sees canonical rows
+    data = np.array([1.0, 2.0, 5.0, 3.0, 4.0])
+    indices = np.array([2, 0, 2, 1, 1])
+    indptr = np.array([0, 3, 5])
+    X = sp.csr_matrix((data, indices, indptr), shape=(2, 3))
+    assert not X.has_canonical_format
+    rows = as_rows(X)
+    assert rows.indices.tolist() == [0, 2, 1] and rows.data.tolist() == [2.0, 6.0, 7.0]
+    assert rows.indptr.tolist() == [0, 2, 3]
+    assert rows.stats.max_norm == 7.0  # rows (2, 6) and (7)
+    assert X.data.tolist() == data.tolist()  # the caller's matrix is not touched
+    # CSC with duplicates, converted to CSR, too
+    C = sp.csc_matrix((np.array([1.0, 1.0]), np.array([0, 0]), np.array([0, 2, 2])),
+                      shape=(1, 2))
+    assert as_rows(C).data.tolist() == [2.0]
+
+
+def test_duplicates_whose_sum_overflows_are_rejected():
+    X = sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])),
+                      shape=(1, 2))
+    with pytest.raises(ValueError, match="X must not contain NaN or inf, found inf"):
+        as_rows(X)
+
+
+@pytest.mark.parametrize("make", [lambda A: A.astype(complex),
+                                  lambda A: sp.csr_matrix(A.astype(complex))])
+def test_complex_data_is_refused_naming_the_argument(make):
+    A = np.eye(3)
+    with pytest.raises(TypeError, match="X must hold real numbers.*complex"):
+        as_rows(make(A))
+    with pytest.raises(TypeError, match="X_test must hold real numbers"):
+        as_rows(make(A), name="X_test")
+
+
+@pytest.mark.parametrize("task", ["binary", "regression"])
+def test_complex_labels_are_refused(task):
+    with pytest.raises(TypeError, match="y must hold real"):
+        check_X_y(np.eye(2), np.array([1.0, -1.0], dtype=complex), task=task)
+
+
+@pytest.mark.parametrize("y", [np.array([3, 5, 3]), np.array([0.5, -2.0, 0.5], np.float32),
+                               np.array([1.0, 1.0, np.nan]), np.array([1, 2, 3])])
+def test_numeric_labels_fast_path_agrees_with_numpy(y):
+    X = np.eye(3)
+    if np.unique(y[~np.isnan(y.astype(float))]).size != 2 or np.isnan(y.astype(float)).any():
+        with pytest.raises(ValueError, match="y must"):
+            check_X_y(X, y)
+        return
+    _, yf, classes = check_X_y(X, y)
+    assert classes.dtype == y.dtype and classes.tolist() == np.unique(y).tolist()
+    assert yf.tolist() == np.where(y == classes[1], 1.0, -1.0).tolist()
+
+
+# ----------------------- every returned number finite, or the call says why (issue 19, item 3)
+@pytest.mark.parametrize("scale_w, scale_x", [(1e200, 1e200), (1.0, 1e155), (1.0, 1e200)])
+def test_fiol_step_refuses_entries_beyond_its_range_instead_of_nan(scale_w, scale_x):
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal(5) * scale_w, rng.standard_normal(5) * scale_x
+    for method in ("sort", "partition"):
+        with pytest.raises(ValueError, match="x is too large for the implicit step with eta"):
+            rlmlib.fiol_step(w, x, 1.0, eta=1.0, sigma=0.1, loss="squared", method=method)
+    # inside the range (eta x_j^2 about 1e-1): finite
+    u = rlmlib.fiol_step(w / scale_w, x / scale_x * 1e100, 1.0, eta=1e-201, sigma=0.1,
+                         loss="squared")
+    assert np.isfinite(u).all()
+
+
+def test_numerical_rank_without_overflow_and_only_for_1d():
+    from rlmlib.precond.preconditioner import numerical_rank
+
+    # c / (c + ratio) with c + ratio = 2e308 (overflow): the quotient 1/2 is representable
+    assert numerical_rank([1e308, 0.0], 1e308) == pytest.approx(0.5, rel=1e-15)
+    assert numerical_rank([1e308], 1.0) == 1.0
+    with pytest.raises(ValueError, match=r"eigenvalues must be a 1-D array, got shape \(1, 2\)"):
+        numerical_rank([[1.0, 2.0]], 1.0)
+
+
+def test_predict_proba_is_finite_at_very_negative_margins():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((90, 3))
+    y = np.repeat([0, 1, 2], 30)
+    clf = rlmlib.RLMClassifier(solver="lbfgs", sigma=1e-2, loss="logistic").fit(X, y)
+    P = clf.predict_proba(-1e6 * np.abs(X[:5]) - 1e6)  # every one-vs-rest margin very negative
+    assert np.isfinite(P).all() and np.allclose(P.sum(axis=1), 1.0)
+    # at ordinary margins the normalization is the plain one
+    z = clf.decision_function(X[:5])
+    p = 1.0 / (1.0 + np.exp(-z))
+    np.testing.assert_allclose(clf.predict_proba(X[:5]), p / p.sum(axis=1, keepdims=True),
+                               rtol=1e-12)
+
+
+def test_lbfgs_on_rows_scaled_by_1e160_moves_and_explains():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
+    f0 = np.log(2.0)
+    for scale in (1e150, 1e160):
+        res = rlmlib.lbfgs(X * scale, y, sigma=1e-2, loss="logistic")
+        assert np.isfinite(res.w).all() and np.any(res.w != 0.0)
+        assert res.objective < 1e-6 * f0  # it moved (it returned w = 0 before)
+        msg = res.info["message"]
+        assert not res.info["converged"] and "condition number" in msg and "scale X" in msg
+    # rows of usual size: the same run as before (no change of variables)
+    res = rlmlib.lbfgs(X, y, sigma=1e-2, loss="logistic")
+    assert res.info["converged"] and "condition number" not in res.info["message"]
+
+
+def test_eigen_decay_refuses_a_decay_that_would_make_x_zero():
+    from rlmlib.datasets.synthetic import eigen_decay
+
+    with pytest.raises(ValueError, match="tau must be at most 700 for decay='exp'"):
+        eigen_decay(20, 4, decay="exp", tau=800.0)
+    ds = eigen_decay(20, 4, decay="exp", tau=700.0)
+    assert np.abs(ds.X).max() > 0 and np.isfinite(ds.X).all()
+    assert np.abs(eigen_decay(20, 4, decay="poly", tau=1e6).X).max() > 0
+
+
+def test_precondition_sees_duplicates_as_their_sum():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((40, 6)) * (rng.random((40, 6)) < 0.6)
+    A[:, 0] += 1.0
+    C = sp.csr_matrix(A)
+    P = rlmlib.precondition(C, sigma=0.1, beta=0.5)
+    Q = rlmlib.precondition(_interleave(A), sigma=0.1, beta=0.5)
+    np.testing.assert_allclose(Q.norms2, P.norms2, rtol=1e-12)
+    assert Q.coherence == pytest.approx(P.coherence, rel=1e-12)
+    assert Q.numerical_rank == pytest.approx(P.numerical_rank, rel=1e-12)
+
+
+def _interleave(A):
+    """CSR equal to A as scipy reads it, every value stored as two halves, unsorted."""
+    data, indices, indptr = [], [], [0]
+    for row in A:
+        cols = np.flatnonzero(row)
+        for c in list(cols[::-1]) + list(cols):
+            data.append(row[c] / 2)
+            indices.append(c)
+        indptr.append(len(data))
+    return sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)), shape=A.shape)
+
+
+def test_fiol_step_refuses_an_eta_it_cannot_resolve_and_resolves_the_rest():
+    # at eta = 1e300 the step subtracts numbers near eta sigma = 1e299 whose difference is
+    # O(1): it came out 0; now a clear refusal, and up to 2^30 times the scale the step
+    # approaches its limit argmin l(<u, x>) + sigma ||u||_1 (here u = e_j / x_j, margin 1)
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal(5), rng.standard_normal(5)
+    for method in ("sort", "partition"):
+        with pytest.raises(ValueError, match=r"eta=1e\+300 is too large for sigma=0.1"):
+            rlmlib.fiol_step(w, x, 1.0, eta=1e300, sigma=0.1, loss="hinge", method=method)
+        u = rlmlib.fiol_step(w, x, 1.0, eta=1e8, sigma=0.1, loss="hinge", method=method)
+        j = int(np.argmax(np.abs(x)))
+        assert u[j] == pytest.approx(1.0 / x[j], rel=1e-6)
+        assert np.count_nonzero(u) == 1 and float(u @ x) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_comid_whose_objective_overflows_says_so():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
+    with pytest.raises(FloatingPointError, match="comid diverged.*eta"):
+        with pytest.warns(rlmlib.ConvergenceWarning):
+            rlmlib.comid(X, y, sigma=0.01, eta=1e3, epochs=2, loss="exponential").objective
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_of_subnormal_entries_have_their_norm_not_inf(sparse):
+    # a row whose largest entry is subnormal is rescaled by it: x / M, never x * (1 / M)
+    # (1 / 3e-310 overflows); stored zeros are not subnormal
+    A = np.array([[3e-310, 0.0], [1e-309, 2e-309], [0.0, 0.0]])
+    X = sp.csr_matrix(A) if sparse else A
+    if sparse:
+        X = sp.csr_matrix((np.array([3e-310, 0.0, 1e-309, 2e-309]), np.array([0, 1, 0, 1]),
+                           np.array([0, 2, 4, 4])), shape=(3, 2))
+    stats = as_rows(X).stats
+    assert stats.max_norm == pytest.approx(np.sqrt(5.0) * 1e-309, rel=1e-15)
+    assert stats.tiny == 3e-310

@@ -29,7 +29,8 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(rlmlib.__path__, "rlmlib.
 INTERNAL = ("rlmlib.core.checks", "rlmlib.core.order", "rlmlib.core.problem",
             "rlmlib.core.rows", "rlmlib.core.runner", "rlmlib.core.rowops",
             "rlmlib.core.prefetch", "rlmlib.precond.chunks", "rlmlib.solvers.l1",
-            "rlmlib.solvers.l1run", "rlmlib.solvers.t0", "rlmlib.solvers.vr")
+            "rlmlib.solvers.l1run", "rlmlib.solvers.t0", "rlmlib.solvers.vr",
+            "rlmlib.solvers.limits")
 
 
 def _is_kernel(obj):

@@ -227,7 +227,8 @@ def test_implicit_methods_are_stable_where_explicit_ones_diverge():
     for f in (rlmlib.fiol, rlmlib.isgd):
         r = f(X, y, sigma=0.01, eta=100.0, epochs=2, loss="squared")
         assert np.isfinite(r.objective)
-    with pytest.raises(FloatingPointError, match="eta"):
+    with pytest.raises(FloatingPointError, match="eta"), \
+            pytest.warns(RuntimeWarning, match="eta=100 exceeds the stability limit"):
         rlmlib.comid(X, y, sigma=0.01, eta=100.0, epochs=5, loss="squared")
 
 
@@ -267,6 +268,7 @@ def test_solver_bad_input():
         rlmlib.fiol(X, y, sigma=0.1, eta=1.0, epochs=1, loss="squared", method="x")
 
 
+@pytest.mark.filterwarnings("ignore:.*exceeds the stability limit:RuntimeWarning")
 def test_solvers_follow_the_contract():
     rng = np.random.default_rng(9)
     X = rng.standard_normal((80, 6))
@@ -297,5 +299,6 @@ def test_data_scale_is_checked_before_running():
         with pytest.raises(ValueError, match="X is too large for"):
             f(X, y, sigma=0.1, eta=1.0, epochs=2, loss="logistic")
     # squared loss: the explicit methods have no a-priori bound; the run detects divergence
-    with pytest.raises(FloatingPointError, match="diverged"):
+    with pytest.raises(FloatingPointError, match="diverged"), \
+            pytest.warns(RuntimeWarning, match="eta=1 exceeds the stability limit"):
         rlmlib.comid(np.eye(3) * 1e100, y, sigma=0.1, eta=1.0, epochs=3, loss="squared")

@@ -33,6 +33,10 @@ from hypothesis import strategies as st
 import rlmlib
 from rlmlib import lbfgs, objective, pegasos, pgs, pnorm, sgd
 
+# A legal run that ends above F(0) warns (rlmlib.ConvergenceWarning, the driver's report of
+# an extreme setting); here that is a documented outcome like sgd's FloatingPointError.
+pytestmark = pytest.mark.filterwarnings("ignore::rlmlib.ConvergenceWarning")
+
 _LONG = os.environ.get("RLMLIB_HYPOTHESIS", "") == "long"
 PROFILE = settings(
     max_examples=2000 if _LONG else 100,
@@ -442,3 +446,156 @@ def test_pgs_iterates_and_sample_indices(data, at, m, k, T):
     idx = outcome(lambda: sample_indices(m, k, T), ["m", "k", "T"])
     if idx is not None:
         assert idx.shape == (T, k) and idx.min() >= 0 and idx.max() < m
+
+
+# ---------------------------------------- one meaning for every input (issue 19, items 3, 5)
+#: A sound small call of each registered solver (explicit t0 where a solver would select
+#: one, so a case costs milliseconds). A solver registered without an entry here fails
+#: test_every_registered_solver_has_a_property_call: add its call the day it is added.
+SOLVER_CALLS = {
+    "sgd": dict(sigma=0.1, epochs=3, t0=10.0),
+    "pegasos": dict(sigma=0.1, T=40),
+    "pgs": dict(p=1.5, sigma=0.1, T=40),
+    # skip given: its default 16 n/d counts stored entries, so dense rows (d = n) and the
+    # same rows in CSR (d = nnz/m) get different skips (by design, as Bottou's programs)
+    "svmsgd2": dict(sigma=0.1, epochs=3, t0=10.0, skip=4),
+    "sgdqn": dict(sigma=0.1, epochs=3, t0=10.0, skip=4),
+    "olbfgs": dict(sigma=0.1, epochs=3, t0=10.0),
+    "fiol": dict(sigma=0.01, eta=0.1, epochs=3, loss="hinge"),
+    "comid": dict(sigma=0.01, eta=0.1, epochs=3, loss="hinge"),
+    "isgd": dict(sigma=0.01, eta=0.1, epochs=3, loss="hinge"),
+    "sgd_l1": dict(sigma=0.01, eta=0.1, epochs=3, loss="hinge"),
+    "sag": dict(sigma=0.1, epochs=3, loss="logistic"),
+    "svrg": dict(sigma=0.1, epochs=3, loss="logistic"),
+    "lbfgs": dict(sigma=0.1, loss="logistic"),
+}
+#: Solvers whose iterates scale exactly with X -> c X, y -> c y, sigma -> c^2 sigma for a
+#: power of two c on the squared loss (every quantity of a step is multiplied by an exact
+#: power of two, so w is the same to the bit, or to rounding for lbfgs's line search).
+#: Others are not homogeneous (hinge-type losses, l1 terms, curvature clips, t0 selection).
+SCALE_CALLS = {
+    "sgd": dict(sigma=0.1, epochs=3, t0=10.0, loss="squared"),
+    "lbfgs": dict(sigma=0.1, loss="squared"),
+}
+#: The hook for the default-call property of issue 19 item 1 (owned by s4-defaults): a
+#: function (name, solver, X, y) -> None asserting that the default call ends below F(0)
+#: within the stated gap. None until it lands; test_default_call_hook runs it when set.
+DEFAULT_CALL_CHECK = None
+
+
+def test_every_registered_solver_has_a_property_call():
+    assert set(rlmlib.SOLVERS) == set(SOLVER_CALLS), \
+        f"add a SOLVER_CALLS entry for {set(rlmlib.SOLVERS) ^ set(SOLVER_CALLS)}"
+
+
+@st.composite
+def small_problems(draw):
+    """(A dense m x n with some zeros, y in {-1, +1} with both classes, a seed)."""
+    m = draw(st.integers(3, 10))
+    n = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    density = draw(st.sampled_from([1.0, 0.7, 0.4]))
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((m, n)) * (rng.random((m, n)) < density)
+    A[0, 0] = A[0, 0] or 1.0  # not all zero
+    y = np.where(rng.random(m) < 0.5, 1.0, -1.0)
+    y[0], y[1] = 1.0, -1.0
+    return A, y, seed
+
+
+def _with_duplicates(A, seed):
+    """A CSR matrix equal to A as scipy reads it (duplicates summed), every non-zero a_ij
+    stored as the two halves a_ij/2 (exact) and the entries of each row in a random order."""
+    rng = np.random.default_rng(seed)
+    data, indices, indptr = [], [], [0]
+    for row in A:
+        cols = np.flatnonzero(row)
+        cols = np.concatenate([cols, cols])
+        rng.shuffle(cols)
+        data += [row[c] / 2 for c in cols]
+        indices += cols.tolist()
+        indptr.append(len(indices))
+    X = sp.csr_matrix((np.array(data), np.array(indices, dtype=np.int32),
+                       np.array(indptr)), shape=A.shape)
+    assert not X.has_canonical_format or not X.nnz
+    return X
+
+
+def _run(name, X, y, kw):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        # a run ending above F(0) warns (the driver's ConvergenceWarning): the same for
+        # every form of the input, so not what these properties are about
+        warnings.simplefilter("always", rlmlib.ConvergenceWarning)
+        res = rlmlib.SOLVERS[name](X, y, **kw)
+        assert finite(res.w), (name, res.w)
+        assert math.isfinite(res.objective), (name, res.objective)  # may settle and warn
+    if any(issubclass(c.category, rlmlib.ConvergenceWarning) for c in caught):
+        event(f"{name}: ended above F(0) (ConvergenceWarning)")
+    return res
+
+
+QUICK = settings(PROFILE, max_examples=200 if _LONG else 6)  # per solver
+#: Found by this suite (reported on issue 19): isgd and sgd_l1 treat a stored zero of a dense
+#: row (x_j = 0, coordinate visited: explicit step sigma sign(w_j), which can cross 0) and an
+#: absent entry of a sparse row (lazy soft-thresholding, which stops at 0) differently, so
+#: dense and CSR input give different weights. Their kernels are not this suite's to fix;
+#: test_dense_zero_and_absent_entry_differ_in_isgd_sgd_l1 pins the case (strict xfail).
+DENSE_DIFFERS = {"isgd", "sgd_l1"}
+
+
+@pytest.mark.filterwarnings("ignore::rlmlib.solvers.limits.StepLimitWarning")  # t0=10
+@pytest.mark.parametrize("name", sorted(SOLVER_CALLS))
+@QUICK
+@given(problem=small_problems())
+def test_dense_csr_csc_and_duplicates_give_one_result(problem, name):
+    """Dense, CSR, CSC and a CSR whose entries are split into permuted duplicates (scipy's
+    meaning: their sum) give the same weights (to rounding; the duplicate form is summed and
+    sorted on input, so it equals the canonical CSR to the bit) and finite numbers."""
+    A, y, seed = problem
+    kw = SOLVER_CALLS[name]
+    dense = _run(name, A, y, kw)
+    csr = _run(name, sp.csr_matrix(A), y, kw)
+    csc = _run(name, sp.csc_matrix(A), y, kw)
+    dup = _run(name, _with_duplicates(A, seed), y, kw)
+    np.testing.assert_array_equal(dup.w, csr.w)
+    for other in (csc,) if name in DENSE_DIFFERS else (dense, csc):
+        np.testing.assert_allclose(other.w, csr.w, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 19: a stored zero and an absent entry differ "
+                   "in isgd and sgd_l1 (explicit l1 step vs lazy soft-thresholding)")
+@pytest.mark.parametrize("name", sorted(DENSE_DIFFERS))
+def test_dense_zero_and_absent_entry_differ_in_isgd_sgd_l1(name):
+    A = np.array([[1.0], [0.0], [-1.0792273], [0.0], [0.0], [0.0], [0.0], [0.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0, 1.0, 1.0])
+    kw = SOLVER_CALLS[name]
+    np.testing.assert_allclose(_run(name, A, y, kw).w, _run(name, sp.csr_matrix(A), y, kw).w,
+                               rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(SCALE_CALLS))
+@QUICK
+@given(problem=small_problems(), k=st.sampled_from([-3, -1, 1, 2]))
+def test_scaling_by_powers_of_two(problem, name, k):
+    """X -> 2^k X, y -> 2^k y, sigma -> 4^k sigma on the squared loss: the same weights
+    (F is multiplied by 4^k and every step's terms by exact powers of two)."""
+    A, y, _ = problem
+    y = y + 0.25 * np.arange(y.shape[0])  # regression targets
+    kw = SCALE_CALLS[name]
+    base = _run(name, A, y, kw)
+    c = 2.0 ** k
+    scaled = _run(name, A * c, y * c, dict(kw, sigma=kw["sigma"] * c * c))
+    np.testing.assert_allclose(scaled.w, base.w, rtol=1e-7, atol=1e-12)
+    assert scaled.objective == pytest.approx(base.objective * c * c, rel=1e-7)
+
+
+@pytest.mark.skipif(DEFAULT_CALL_CHECK is None, reason="the default-call property of "
+                    "issue 19 item 1 is s4-defaults' (set DEFAULT_CALL_CHECK)")
+@pytest.mark.parametrize("name", sorted(SOLVER_CALLS))
+def test_default_call_hook(name):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 5))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    DEFAULT_CALL_CHECK(name, rlmlib.SOLVERS[name], X, y)

@@ -238,10 +238,16 @@ def test_extreme_but_legal_parameters_stay_finite(binary):
 
 def test_divergence_is_reported(binary):
     X, y = binary
+    from rlmlib.solvers.sgd import t0_heuristic
+    bad = t0_heuristic(1e-12, "squared_hinge")   # Bottou's t0 for rows of norm 1 (the
+    # default t0 scales with max ||x|| and stays stable on these rows)
     with pytest.raises(FloatingPointError, match="sgd diverged.*loss='squared_hinge'"):
-        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge").objective
+        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", t0=bad).objective
     with pytest.raises(FloatingPointError, match="sgd diverged"):   # an exact trace: at once
-        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", n_checkpoints=2)
+        rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", t0=bad,
+                   n_checkpoints=2)
+    assert np.isfinite(rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2,
+                                  loss="squared_hinge").objective)
     # a larger t0 (first step below 2 / (max ||x||^2)) converges
     t0 = np.max(np.sum((X * 1e3) ** 2, 1)) / 1e-12
     res = rlmlib.sgd(X * 1e3, y, sigma=1e-12, epochs=2, loss="squared_hinge", t0=t0)

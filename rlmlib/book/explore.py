@@ -116,6 +116,9 @@ class Slider:
             )
         if not (isinstance(self.num, int) and self.num >= 2):
             raise ValueError(f"Slider num must be an integer >= 2, got {self.num!r}")
+        if self.num > MAX_FRAMES:   # refused before grid() allocates num values
+            raise ValueError(f"Slider num must be at most MAX_FRAMES={MAX_FRAMES} (the static "
+                             f"figure embeds one frame per value), got {self.num!r}")
         if self.log and self.start <= 0:
             raise ValueError(f"Slider start must be > 0 when log=True, got {self.start!r}")
 

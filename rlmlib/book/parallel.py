@@ -303,6 +303,7 @@ def _client(scheduler):
     if scheduler is None:
         scheduler = os.environ.get(ENV) or None
     if scheduler is None:
+        _check_main_guard()
         return _embedded_client(), False, "embedded"
     if isinstance(scheduler, Client):
         return scheduler, False, scheduler.scheduler.address
@@ -370,6 +371,67 @@ def _with_point(exc, point):
     return exc
 
 
+def _lost_run(exc, point, name):
+    """A RuntimeError naming the grid point and the cause when Dask, not the solver, failed
+    the run (its worker died, or the task was cancelled); None for the solver's own errors."""
+    from dask.distributed import CancelledError
+    from distributed.scheduler import KilledWorker
+
+    where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+    if isinstance(exc, KilledWorker):
+        tries = getattr(exc, "allowed_failures", None)
+        return RuntimeError(
+            f"sweep: the run {name}(X, y, {where}) never finished: the worker process "
+            f"running it died{'' if tries is None else f' {tries + 1} times'} (a crash "
+            f"inside the run: out of memory, a segmentation fault, os._exit, or the "
+            f"process was killed). Run {name}(X, y, **fixed, {where}) in this process "
+            f"to see the error")
+    if isinstance(exc, CancelledError):
+        reason = getattr(exc, "reason", None)
+        reason = "Dask gave none" if reason in (None, "unknown") else reason
+        return RuntimeError(
+            f"sweep: the run {name}(X, y, {where}) was cancelled by Dask (reason: "
+            f"{reason}): its worker died or left the cluster together with "
+            f"every copy of the scattered data, or the client or scheduler shut down "
+            f"during the sweep; check the cluster's workers and run the sweep again")
+    return None
+
+
+#: what :func:`sweep` says when a script's worker processes would run the script again
+MAIN_GUARD = (
+    "sweep: this script calls rlmlib.book.parallel.sweep at module level without an "
+    "`if __name__ == \"__main__\":` guard. The embedded cluster starts its worker processes "
+    "with multiprocessing's 'spawn', which imports the main script again in each of them; "
+    "unguarded, every worker would start a cluster of its own, and none would start (Dask "
+    "reports 'Nanny failed to start'). Put the script's work in a function and call it "
+    "under `if __name__ == \"__main__\": main()`, or pass scheduler='tcp://host:port' of a "
+    "running cluster. Notebooks need no guard.")
+
+
+def _check_main_guard():
+    """RuntimeError(MAIN_GUARD) inside a spawned child that is importing the main script,
+    or, in the parent, when the main module is a script file whose source has no
+    ``__name__ == "__main__"`` test (before any process is started)."""
+    import multiprocessing
+    import re
+
+    main = sys.modules.get("__main__")
+    if multiprocessing.parent_process() is not None and getattr(
+            main, "__name__", "") == "__mp_main__":
+        raise RuntimeError(MAIN_GUARD)
+    path = getattr(main, "__file__", None)
+    if path is None or not str(path).endswith(".py") or hasattr(sys, "ps1"):
+        return  # a notebook, an interactive session, python -c
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    except OSError:
+        return
+    if not re.search(r"__name__\s*==\s*['\"]__main__['\"]|['\"]__main__['\"]\s*==\s*__name__",
+                     source):
+        raise RuntimeError(MAIN_GUARD)
+
+
 def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
     """Run ``solver(X, y, **fixed, **point)`` for every point of a grid on a Dask cluster.
 
@@ -410,6 +472,10 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
     Exception
         An exception raised by the solver in any run is raised here, of the same type, its
         message followed by the grid point; the remaining runs are cancelled.
+    RuntimeError
+        When Dask lost a run (its worker died, or the task was cancelled), naming the grid
+        point and the cause; and for a script without an ``if __name__ == "__main__":``
+        guard that would start the embedded cluster (:data:`MAIN_GUARD` says why).
 
     Examples
     --------
@@ -458,6 +524,9 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
                 try:
                     out[i] = fut.result()
                 except Exception as e:
+                    lost = _lost_run(e, points[i], name)
+                    if lost is not None:
+                        raise lost from e
                     raise _with_point(e, points[i]) from None
                 if bar is not None:
                     bar.update(1)

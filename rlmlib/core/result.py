@@ -24,8 +24,8 @@ class ConvergenceWarning(RuntimeWarning):
     ...     warnings.simplefilter("always")
     ...     res = rlmlib.svmsgd2(X * 10, [1, 1, -1, -1], sigma=1.0, epochs=2, t0=0.5)
     >>> [type(c.message).__name__ for c in caught], res.objective > 0.5
-    (['ConvergenceWarning'], True)
-    >>> print(str(caught[0].message)[:51])
+    (['StepLimitWarning', 'ConvergenceWarning'], True)
+    >>> print(str(caught[1].message)[:51])
     svmsgd2 ended at F(w) = 204.082, above F(0) = 0.5 (
     >>> issubclass(rlmlib.ConvergenceWarning, RuntimeWarning)
     True

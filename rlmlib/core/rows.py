@@ -14,29 +14,48 @@ from numba import njit
 
 from .checks import SIGMA_MIN, _show, check_choice
 
-Rows = namedtuple("Rows", ["data", "indices", "indptr", "n_features", "sparse"])
-Rows.__doc__ = """Rows of a data matrix in CSR form, as every kernel takes them.
+_RowsBase = namedtuple("Rows", ["data", "indices", "indptr", "n_features", "sparse"])
 
-Attributes
-----------
-data : numpy.ndarray of float64
-    The stored values, row after row.
-indices : numpy.ndarray of int32
-    Column of each value (for compact dense rows, ``arange(n)`` once).
-indptr : numpy.ndarray of int64, length m + 1
-    Row i is ``data[indptr[i]:indptr[i + 1]]``.
-n_features : int
-    Number of columns n.
-sparse : bool
-    Whether the caller passed a scipy.sparse matrix.
 
-Examples
---------
->>> import numpy as np, scipy.sparse as sp, rlmlib
->>> rows = rlmlib.as_rows(sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0]])))
->>> rows.data.tolist(), rows.indices.tolist(), rows.indptr.tolist(), rows.n_features
-([2.0, 3.0], [1, 0], [0, 1, 2], 2)
-"""
+class Rows(_RowsBase):
+    """Rows of a data matrix in CSR form, as every kernel takes them.
+
+    Attributes
+    ----------
+    data : numpy.ndarray of float64
+        The stored values, row after row.
+    indices : numpy.ndarray of int32
+        Column of each value (for compact dense rows, ``arange(n)`` once).
+    indptr : numpy.ndarray of int64, length m + 1
+        Row i is ``data[indptr[i]:indptr[i + 1]]``.
+    n_features : int
+        Number of columns n.
+    sparse : bool
+        Whether the caller passed a scipy.sparse matrix.
+    stats : RowStats or None
+        What the validation pass of :func:`as_rows` measured on these rows (max row norm,
+        smallest subnormal entry), so that :func:`check_scale` never reads X again; None
+        for rows built otherwise (a subset, a permutation: computed when asked). Not a tuple
+        field: ``data, indices, indptr, n, sparse = rows`` keeps working.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp, rlmlib
+    >>> rows = rlmlib.as_rows(sp.csr_matrix(np.array([[0.0, 2.0], [3.0, 0.0]])))
+    >>> rows.data.tolist(), rows.indices.tolist(), rows.indptr.tolist(), rows.n_features
+    ([2.0, 3.0], [1, 0], [0, 1, 2], 2)
+    >>> rows.stats.max_norm
+    3.0
+    """
+
+    stats = None  # set on the instance by as_rows (the tuple's fields stay five)
+
+
+RowStats = namedtuple("RowStats", ["max_norm", "tiny"])
+RowStats.__doc__ = """The scale of checked rows, measured by the validation pass.
+
+max_norm is max_i ||x_i||_2 (inf when a norm is beyond the double range); tiny is the
+smallest non-zero |x_ij| when it is below 2^-1022 (subnormal), inf when no entry is."""
 
 
 @njit(cache=True, fastmath={"reassoc"})
@@ -122,6 +141,52 @@ def _int_array(name, what, a):
     return np.ascontiguousarray(a)
 
 
+def _raise_structure(name, fmt, code, pos, val, indptr, nnz, shape):
+    """The ValueError for fault ``code`` of a CSR/CSC structure (nothing for code 0)."""
+    F = fmt.upper()
+    minor = shape[1] if fmt == "csr" else shape[0]
+    if code == 1:
+        raise ValueError(f"{name} is a malformed {F} matrix: indptr[0] must be 0, got {val}")
+    if code == 2:
+        raise ValueError(
+            f"{name} is a malformed {F} matrix: indptr must be non-decreasing, "
+            f"got indptr[{pos}] = {val} < indptr[{pos - 1}] = {int(indptr[pos - 1])}"
+            if val < int(indptr[pos - 1]) else
+            f"{name} is a malformed {F} matrix: indptr must be non-decreasing up to the "
+            f"number of stored values {nnz}, got indptr[{pos}] = {val}")
+    if code == 3:
+        raise ValueError(f"{name} is a malformed {F} matrix: indptr[-1] must equal the "
+                         f"number of stored values {nnz}, got {val}")
+    if code == 4:
+        kind = "column" if fmt == "csr" else "row"
+        raise ValueError(f"{name} is a malformed {F} matrix: {kind} index {val} at position "
+                         f"{pos} is outside [0, {minor}) for shape {shape}")
+
+
+def _compressed_arrays(X, name):
+    """(indptr, indices, nnz, n_major, n_minor) of a CSR/CSC matrix after the O(1) checks
+    of their types and lengths (the O(nnz) ones are the caller's)."""
+    fmt = X.format
+    m, n = X.shape
+    major, minor = (m, n) if fmt == "csr" else (n, m)
+    what = "rows" if fmt == "csr" else "columns"
+    indptr = _int_array(name, "indptr", X.indptr)
+    indices = _int_array(name, "indices", X.indices)
+    nnz = np.asarray(X.data).shape[0] if np.ndim(X.data) == 1 else -1
+    if nnz < 0:
+        raise ValueError(f"{name} is a malformed sparse matrix: data must be 1-D, got "
+                         f"shape {np.shape(X.data)}")
+    if indptr.shape[0] != major + 1:
+        raise ValueError(
+            f"{name} is a malformed {fmt.upper()} matrix: indptr must have {major + 1} "
+            f"entries ({what} + 1) for shape {X.shape}, got {indptr.shape[0]}")
+    if indices.shape[0] != nnz:
+        raise ValueError(
+            f"{name} is a malformed {fmt.upper()} matrix: indices and data must have the "
+            f"same length, got {indices.shape[0]} and {nnz}")
+    return indptr, indices, nnz, major, minor
+
+
 def _check_structure(X, name):
     """Validate the index structure of a scipy.sparse matrix in O(nnz) (numba, one pass),
     so that no kernel and no scipy converter reads out of bounds. CSR and CSC: indptr of
@@ -131,39 +196,9 @@ def _check_structure(X, name):
     fmt = getattr(X, "format", None)
     m, n = X.shape
     if fmt in ("csr", "csc"):
-        major, minor = (m, n) if fmt == "csr" else (n, m)
-        what = "rows" if fmt == "csr" else "columns"
-        indptr = _int_array(name, "indptr", X.indptr)
-        indices = _int_array(name, "indices", X.indices)
-        nnz = np.asarray(X.data).shape[0] if np.ndim(X.data) == 1 else -1
-        if nnz < 0:
-            raise ValueError(f"{name} is a malformed sparse matrix: data must be 1-D, got "
-                             f"shape {np.shape(X.data)}")
-        if indptr.shape[0] != major + 1:
-            raise ValueError(
-                f"{name} is a malformed {fmt.upper()} matrix: indptr must have {major + 1} "
-                f"entries ({what} + 1) for shape {X.shape}, got {indptr.shape[0]}")
-        if indices.shape[0] != nnz:
-            raise ValueError(
-                f"{name} is a malformed {fmt.upper()} matrix: indices and data must have the "
-                f"same length, got {indices.shape[0]} and {nnz}")
+        indptr, indices, nnz, major, minor = _compressed_arrays(X, name)
         code, pos, val = _compressed_problem(indices, indptr, major, minor, nnz)
-        if code == 1:
-            raise ValueError(f"{name} is a malformed {fmt.upper()} matrix: indptr[0] must be "
-                             f"0, got {val}")
-        if code == 2:
-            raise ValueError(
-                f"{name} is a malformed {fmt.upper()} matrix: indptr must be non-decreasing, "
-                f"got indptr[{pos}] = {val} < indptr[{pos - 1}] = {int(indptr[pos - 1])}")
-        if code == 3:
-            raise ValueError(
-                f"{name} is a malformed {fmt.upper()} matrix: indptr[-1] must equal the "
-                f"number of stored values {nnz}, got {val}")
-        if code == 4:
-            kind = "column" if fmt == "csr" else "row"
-            raise ValueError(
-                f"{name} is a malformed {fmt.upper()} matrix: {kind} index {val} at position "
-                f"{pos} is outside [0, {minor}) for shape {X.shape}")
+        _raise_structure(name, fmt, code, pos, val, indptr, nnz, X.shape)
     elif fmt == "coo":
         coords = getattr(X, "coords", None) or (X.row, X.col)
         nnz = np.shape(X.data)[0] if np.ndim(X.data) == 1 else -1
@@ -234,31 +269,28 @@ def as_rows(X, name="X", compact_dense=False):
         if X.dtype.kind not in "biuf":
             raise TypeError(
                 f"{name} must hold real numbers, got a sparse matrix of dtype {X.dtype}"
+                + (" (complex values are refused: pass the real part or the modulus "
+                   "explicitly)" if X.dtype.kind == "c" else "")
             )
+        if n > np.iinfo(np.int32).max:
+            raise ValueError(f"{name} has {n} columns; at most 2**31-1 are supported")
         if X.format != "csr":
             _check_structure(X, name)  # before tocsr: scipy's converters trust the structure
             X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR
-        _check_structure(X, name)  # O(nnz): indices in range, indptr consistent
-        data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-        if not all_finite(data):
-            bad = data[~np.isfinite(data)][0]
-            raise ValueError(f"{name} must not contain NaN or inf, found {bad}")
-        if n > np.iinfo(np.int32).max:
-            raise ValueError(f"{name} has {n} columns; at most 2**31-1 are supported")
-        indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        return Rows(data, indices, indptr, int(n), True)
+        return _csr_rows(X, name)
 
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {_show(X)}")
     try:
-        A = np.asarray(X)
+        A = np.asarray(_numeric_pandas(X))
     except Exception as e:  # ragged lists and the like
         raise ValueError(f"{name} must be a 2-D array of real numbers, got {_show(X)}") from e
     if A.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers, got an array of dtype {A.dtype} "
             f"(e.g. {_show(A.ravel()[0]) if A.size else 'empty'})"
+            + ("; complex values are refused: pass the real part or the modulus explicitly"
+               if A.dtype.kind == "c" else "")
         )
     if A.ndim != 2:
         raise ValueError(
@@ -270,15 +302,179 @@ def as_rows(X, name="X", compact_dense=False):
     if m == 0 or n == 0:
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
     A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when already C-ordered float64
-    if not all_finite(A.reshape(-1)):  # one pass, no temporary
-        bad = A[~np.isfinite(A)][0]
-        raise ValueError(f"{name} must not contain NaN or inf, found {bad}")
-    data = A.ravel()  # a view
+    data = A.reshape(-1)  # a view
+    bad, R, nsub = _scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
+    if bad >= 0:
+        raise ValueError(f"{name} must not contain NaN or inf, found {data[bad]}")
     indices = np.arange(n, dtype=np.int32)
     if not compact_dense:
         indices = np.tile(indices, m)
     indptr = np.arange(0, m * n + 1, n, dtype=np.int64)
-    return Rows(data, indices, indptr, int(n), False)
+    rows = Rows(data, indices, indptr, int(n), False)
+    rows.stats = _stats(data, R, nsub)
+    return rows
+
+
+def _stats(data, R, nsub):
+    """RowStats from the pass's maximum norm and count of subnormal entries."""
+    tiny = math.inf
+    if nsub:  # rare (subnormals, or stored zeros in CSR, which the pass counts too)
+        a = np.abs(data)
+        sub = a[(a != 0.0) & (a < SIGMA_MIN)]
+        tiny = float(sub.min()) if sub.size else math.inf
+    return RowStats(float(R), tiny)
+
+
+def _csr_rows(X, name):
+    """Rows of a CSR matrix after the one validation pass (structure, finiteness, scale);
+    a matrix with duplicate or unsorted column indices in a row is summed and sorted once
+    (on a copy: scipy's meaning of duplicates, their sum, for every kernel)."""
+    indptr, indices, nnz, m, n = _compressed_arrays(X, name)
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
+    fault, pos, R, nsub, canonical = _scan_csr(data, indices, indptr.view(np.uint64),
+                                               np.uint64(m), np.uint64(n))
+    if 1 <= fault <= 3:
+        _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
+    if fault == 4:
+        _raise_structure(name, "csr", fault, pos, int(indices[pos]), indptr, nnz, X.shape)
+    if fault == 5:
+        raise ValueError(f"{name} must not contain NaN or inf, found {data[pos]}")
+    if not canonical:
+        import scipy.sparse as sp
+
+        C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
+        C.has_canonical_format = False
+        C.sum_duplicates()  # sorts each row and adds duplicates up, once
+        return _csr_rows(C, name)
+    indices = np.ascontiguousarray(indices, dtype=np.int32)
+    rows = Rows(data, indices, indptr, int(n), True)
+    rows.stats = _stats(data, R, nsub)
+    return rows
+
+
+#: rows whose sum of squares lies in [_NORM_LO, inf) take sqrt(sum) as their norm; the
+#: others (empty, tiny, huge, or holding NaN/inf) are read again, scaled by their largest
+#: entry. Squares that underflow in a row whose sum is above 1e-200 change it by < 1e-100.
+_NORM_LO = 1e-200
+
+
+@njit(cache=True)
+def _slow_row(data, a, b):
+    """(norm, first non-finite position or -1) of data[a:b], scaled by its largest entry so
+    that no square over- or underflows (the rare rows the fast path leaves)."""
+    M = 0.0
+    for j in range(a, b):
+        x = data[j]
+        if not math.isfinite(x):
+            return math.nan, np.int64(j)
+        M = max(M, abs(x))
+    if M == 0.0:
+        return 0.0, np.int64(-1)
+    acc = 0.0
+    for j in range(a, b):
+        u = data[j] / M
+        acc += u * u
+    return M * math.sqrt(acc), np.int64(-1)
+
+
+@njit(cache=True)
+def _fold_row(data, a, b, acc, R, bad):
+    """(R, bad) after row data[a:b] whose sum of squares is acc: R the largest norm so far,
+    bad the first NaN/inf position so far (-1: none)."""
+    if _NORM_LO <= acc < math.inf:
+        return max(R, math.sqrt(acc)), bad
+    r, pos = _slow_row(data, a, b)
+    if pos >= 0:
+        return R, (bad if bad >= 0 else pos)
+    return max(R, r), bad
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def _scan_csr(data, indices, indptr, m, n):
+    """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
+    and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
+    checks). Returns (fault, pos, R, n_subnormal, canonical): fault 0 sound, 1 indptr[0]
+    != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
+    outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
+    ||x_i||_2 (inf beyond the double range), n_subnormal the count of |x_ij| < 2^-1022
+    (stored zeros included: one comparison, not two; :func:`_stats` tells them apart),
+    canonical whether every row's columns strictly increase (no duplicates)."""
+    nnz = np.uint64(data.shape[0])
+    R = 0.0
+    nsub = 0
+    if indptr[0] != 0:
+        return 1, np.int64(0), R, nsub, True
+    if indptr[m] != nnz:
+        return 3, np.int64(m), R, nsub, True
+    lo = np.int64(0)
+    hi = np.int64(0)
+    descents = 0
+    bad = np.int64(-1)
+    for i in range(m):
+        a = indptr[i]
+        b = indptr[i + 1]
+        if b < a or b > nnz:
+            return 2, np.int64(i + 1), R, nsub, True
+        acc = 0.0
+        ns = 0
+        u = 0
+        prev = np.int64(-1)
+        for j in range(a, b):  # branch-free: vectorizes
+            x = data[j]
+            acc += x * x
+            ns += abs(x) < 2.2250738585072014e-308  # stored zeros too: see _stats
+            c = np.int64(indices[j])
+            lo = min(lo, c)
+            hi = max(hi, c)
+            u += np.int64(c <= prev)
+            prev = c
+        nsub += ns
+        descents += u
+        R, bad = _fold_row(data, a, b, acc, R, bad)
+    if lo < 0 or hi >= np.int64(n):
+        for j in range(data.shape[0]):  # locate the first fault (only on the error path)
+            c = np.int64(indices[j])
+            if c < 0 or c >= np.int64(n):
+                return 4, np.int64(j), R, nsub, True
+    if bad >= 0:
+        return 5, bad, R, nsub, True
+    return 0, np.int64(0), R, nsub, descents == 0
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def _scan_dense(data, m, n):
+    """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
+    -1, max row norm, count of subnormal entries), as :func:`_scan_csr`."""
+    R = 0.0
+    nsub = 0
+    bad = np.int64(-1)
+    for i in range(m):
+        a = i * n
+        b = a + n
+        acc = 0.0
+        ns = 0
+        for j in range(a, b):  # branch-free: vectorizes
+            x = data[j]
+            acc += x * x
+            ax = abs(x)
+            ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
+        nsub += ns
+        R, bad = _fold_row(data, a, b, acc, R, bad)
+    return bad, R, nsub
+
+
+def _numeric_pandas(X):
+    """A pandas DataFrame or Series whose columns are all numeric, nullable extension dtypes
+    included (Float64, Int64, boolean: numpy would make them dtype object), as a float64
+    array (a missing value becomes NaN, which the finiteness check then refuses, naming it);
+    anything else unchanged. pandas is never imported."""
+    if not (hasattr(X, "to_numpy") and hasattr(X, "dtypes")):
+        return X
+    dtypes = list(X.dtypes) if hasattr(X, "columns") else [X.dtype]
+    if not dtypes or any(getattr(d, "kind", "O") not in "biuf" for d in dtypes):
+        return X
+    return X.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def check_y(y, m=None, task="binary", name="y"):
@@ -293,7 +489,7 @@ def check_y(y, m=None, task="binary", name="y"):
         raise TypeError(f"{name} must be a 1-D array, got {_show(y)}")
     if _is_sparse(y):
         raise TypeError(f"{name} must be a dense 1-D array, got a sparse matrix")
-    yv = np.asarray(y)
+    yv = np.asarray(_numeric_pandas(y))
     if yv.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got an array of shape {yv.shape}")
     if yv.shape[0] == 0:
@@ -304,12 +500,23 @@ def check_y(y, m=None, task="binary", name="y"):
             f"{name} with {yv.shape[0]} entries"
         )
     if task == "regression":
+        if yv.dtype.kind == "c":
+            raise TypeError(f"{name} must hold real numbers for regression, got complex "
+                            f"values of dtype {yv.dtype}: pass the real part explicitly")
         if yv.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers for regression, got dtype {yv.dtype}")
         yf = np.ascontiguousarray(yv, dtype=np.float64)
         if not np.isfinite(yf).all():
             raise ValueError(f"{name} must not contain NaN or inf, found {yf[~np.isfinite(yf)][0]}")
         return yf, None
+    if yv.dtype.kind == "c":
+        raise TypeError(f"{name} must hold real labels, got complex values of dtype "
+                        f"{yv.dtype}: pass the real part explicitly")
+    if yv.dtype.kind in "iuf" and yv.dtype.itemsize in (4, 8):  # one numba pass, usual case
+        yf = np.empty(yv.shape[0])
+        lo, hi, ok = _two_labels(yv, yf)
+        if ok and lo != hi:
+            return yf, np.array([lo, hi], dtype=yv.dtype)
     if yv.dtype.kind == "f" and not np.isfinite(yv).all():
         raise ValueError(f"{name} must not contain NaN or inf, found {yv[~np.isfinite(yv)][0]}")
     if yv.dtype.kind == "O":
@@ -337,6 +544,23 @@ def check_y(y, m=None, task="binary", name="y"):
         )
     yf = np.where(yv == classes[1], 1.0, -1.0)
     return yf, classes
+
+
+@njit(cache=True)
+def _two_labels(yv, out):
+    """(lo, hi, ok) of numeric labels in two passes over y: out[i] = +1 where y_i = hi, else
+    -1; ok when every label is lo or hi (NaN never is: the caller's slow path reports it)."""
+    lo = yv[0]
+    hi = yv[0]
+    for i in range(yv.shape[0]):
+        lo = min(lo, yv[i])
+        hi = max(hi, yv[i])
+    ok = True
+    for i in range(yv.shape[0]):
+        v = yv[i]
+        out[i] = 1.0 if v == hi else -1.0
+        ok &= (v == lo) | (v == hi)
+    return lo, hi, ok
 
 
 def check_X_y(X, y, task="binary", compact_dense=False):
@@ -385,47 +609,20 @@ def check_X_y(X, y, task="binary", compact_dense=False):
     return rows, yf, classes
 
 
-@njit(cache=True, fastmath=True)
-def _row_scale(data, indptr):
-    """(max_i ||x_i||_2, smallest non-zero |x_ij|) in one pass over the (finite) rows; fastmath
-    only reorders the sums of squares, within rounding of a bound check. A row's norm
-    is sqrt(sum x^2) when its largest entry M lies in [1e-100, 1e100] (no square or sum can
-    over- or underflow there); other rows are summed again scaled by M."""
-    best = 0.0
-    tiny = math.inf
-    for i in range(indptr.shape[0] - 1):
-        a = indptr[i]
-        b = indptr[i + 1]
-        M = 0.0
-        acc = 0.0
-        for j in range(a, b):  # branch-free, so it vectorizes (data are finite: checked)
-            x = data[j]
-            ax = abs(x)
-            M = max(M, ax)
-            tiny = min(tiny, ax if ax != 0.0 else math.inf)
-            acc += x * x
-        if M == 0.0:
-            continue
-        if 1e-100 <= M <= 1e100:
-            r = math.sqrt(acc)
-        else:
-            acc = 0.0
-            for j in range(a, b):
-                u = data[j] / M
-                acc += u * u
-            r = M * math.sqrt(acc)
-        best = max(best, r)
-    return best, tiny
-
-
 def row_scale(rows):
-    """(max_i ||x_i||_2, smallest non-zero |x_ij|) of checked rows, one pass (inf when a norm
-    is beyond the double range; the second is inf when X has no non-zero). Solvers compute it
-    once and hand it to :func:`check_scale` (``stats=``)."""
-    if is_compact(rows):
+    """:class:`RowStats` ``(max_norm, tiny)`` of checked rows: what :func:`as_rows`'s
+    validation pass measured (``rows.stats``, no pass over X), or, for rows built otherwise
+    (a subset, a permutation), one pass now. Solvers hand it to :func:`check_scale`."""
+    if rows.stats is not None:
+        return rows.stats
+    if is_compact(rows) or not rows.sparse:
         n = rows.n_features
-        return _row_scale(rows.data, np.arange(0, rows.data.shape[0] + 1, n, dtype=np.int64))
-    return _row_scale(rows.data, rows.indptr)
+        m = rows.data.shape[0] // n
+        bad, R, nsub = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
+    else:
+        _, _, R, nsub, _ = _scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
+                                     np.uint64(n_rows(rows)), np.uint64(rows.n_features))
+    return _stats(rows.data, R, nsub)
 
 
 def max_row_norm(rows):
@@ -459,8 +656,8 @@ def check_scale(rows, y, code, w_bound, why, solver, extra=(), stats=None):
     gradient or sum over the m examples can overflow. ``extra`` holds further (value,
     description) pairs a solver's kernel forms (a step's length, an internal scale factor),
     each of which must stay below 2^960. ``stats`` is :func:`row_scale`'s result when the
-    caller has it (one pass over X saved). Returns R; raises ValueError saying which quantity
-    is too large and what to change."""
+    caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R;
+    raises ValueError saying which quantity is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
     R, tiny = row_scale(rows) if stats is None else stats
     name = NAMES[code]

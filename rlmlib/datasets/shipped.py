@@ -375,9 +375,11 @@ def load_svmlight(path, n_features=None, *, name=None):
         raise TypeError(f"path must be a file path (str or os.PathLike), got {path!r} of type "
                         f"{type(path).__name__}")
     p = Path(os.fspath(path))
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"svmlight file {p} does not exist (readers with internet can "
                                 "fetch RCV1, covtype, ... with data/fetch_libsvm.py)")
+    if p.is_dir():
+        raise IsADirectoryError(f"path must be an svmlight file, got the directory {p}")
     try:
         X, y = load_svmlight_file(str(p), n_features=n_features, dtype=np.float64)
     except ValueError as e:
@@ -385,7 +387,9 @@ def load_svmlight(path, n_features=None, *, name=None):
                          f"{'' if n_features is None else f' with n_features={n_features}'}"
                          f": {e}") from e
     if X.shape[0] == 0:
-        raise ValueError(f"svmlight file {p} holds no examples")
+        raise ValueError(f"path={str(p)!r} holds no examples (an empty file or device); "
+                         f"expected an svmlight file with at least one line 'label "
+                         f"index:value ...'")
     X = X.tocsr()
     X.sort_indices()
     if not np.isfinite(y).all():

@@ -829,6 +829,9 @@ def eigen_decay(m, n, *, decay="poly", tau=1.0, task="regression", noise=0.1, se
     if decay not in ("poly", "exp"):
         raise ValueError(f"decay must be 'poly' or 'exp', got {decay!r}")
     tau = check_interval("tau", tau, 0.0, 1e6)
+    if decay == "exp" and tau > 700.0:  # e^-tau underflows near 745: X would be all zero
+        raise ValueError(f"tau must be at most 700 for decay='exp', got {tau:g}: the largest "
+                         f"eigenvalue e^-tau underflows to 0 beyond about 745 (X all zero)")
     if task not in ("regression", "binary"):
         raise ValueError(f"task must be 'regression' or 'binary', got {task!r}")
     hi = 0.5 if task == "binary" else math.inf

@@ -33,7 +33,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ..core.rows import as_rows, n_rows
+from ..core.rows import as_rows, max_row_norm, n_rows
 from ..core.checks import check_int, check_positive, check_seed, check_sigma
 from .chunks import build as build_chunked, is_dask_array
 from ..core.losses import LOSSES, loss_code
@@ -296,8 +296,8 @@ class Preconditioner:
     def numerical_rank(self):
         """gamma = sum_j c_j / (c_j + sigma/beta) (computed on first access)."""
         if "_gamma" not in self.__dict__:
-            self._gamma = float(np.sum(self.eigenvalues
-                                       / (self.eigenvalues + self.sigma / self.beta)))
+            self._gamma = _gamma(np.asarray(self.eigenvalues, dtype=np.float64),
+                                 self.sigma / self.beta)
         return self._gamma
 
     @property
@@ -458,6 +458,17 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
 
 
+def _check_gram_scale(rows):
+    """ValueError when X^T X / m (entries up to max ||x_i||^2) would overflow, before the
+    eigendecomposition (which would fail with numpy's LinAlgError on its inf entries)."""
+    R = max_row_norm(rows)
+    if not R * R * max(1, rows.n_features) < 2.0 ** 1000:
+        raise ValueError(f"X is too large for precondition: max ||x_i|| = {R:.3g}, so the "
+                         f"entries of X^T X (up to max ||x_i||^2 = {R * R:.3g}) and its "
+                         f"eigenvalues overflow; expected max ||x_i||^2 * n below 2**1000 "
+                         f"(~1e301): scale X down")
+
+
 def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
     sigma = check_sigma(sigma)
@@ -465,6 +476,7 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     seed = check_seed(seed)
     rows, A = _matrix(X)
     mr, n = n_rows(rows), rows.n_features
+    _check_gram_scale(rows)
     if m is not None:
         m = check_int("m", m, 1, mr)
     elif n > EXACT_MAX_FEATURES:
@@ -586,9 +598,19 @@ def numerical_rank(eigenvalues, ratio):
     """
     c = np.asarray(eigenvalues, dtype=np.float64)
     ratio = check_positive("ratio", ratio)
+    if c.ndim != 1:
+        raise ValueError(f"eigenvalues must be a 1-D array, got shape {c.shape}")
     if (c < 0).any() or not np.isfinite(c).all():
         raise ValueError("eigenvalues must be finite and >= 0")
-    return float(np.sum(c / (c + ratio)))
+    return _gamma(c, ratio)
+
+
+def _gamma(c, ratio):
+    """sum_j c_j / (c_j + ratio), formed as 1 / (1 + ratio / c_j): c_j + ratio may overflow
+    (c_j = 1e308) where the quotient does not."""
+    pos = c > 0
+    with np.errstate(over="ignore"):
+        return float(np.sum(1.0 / (1.0 + ratio / c[pos])))
 
 
 def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None):
@@ -638,6 +660,9 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     ('exact', True)
     """
     sigma = check_sigma(sigma)
+    if loss not in CURVATURE:  # None too: kappa needs the loss's smoothness
+        raise ValueError(f"loss must be one of {', '.join(map(repr, CURVATURE))} for "
+                         f"condition_numbers (kappa needs its smoothness), got {loss!r}")
     beta = _check_beta(beta, loss)
     L = LOSSES[loss]["smoothness"]
     rows = as_rows(X)

@@ -194,7 +194,7 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
         eta0 = 1.0 / p.sigma
         t0 = 1.0
     elif eta0 is None:
-        t0 = t0_heuristic(p.sigma, loss)
+        t0 = t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0)  # as rlmlib.sgd
         eta0 = 1.0 / (p.sigma * t0)
     else:
         eta0 = check_positive("eta0", eta0)

@@ -30,6 +30,7 @@ form, or safeguarded Newton for logistic and exponential). Coordinates with x_j 
 shrink: w_j = S_{eta sigma}(v_j); inside the solver they are shrunk lazily (``_l1.settle``).
 """
 import math
+import threading
 
 import numpy as np
 from numba import njit
@@ -42,6 +43,7 @@ from ..core.losses import loss_code, loss_deriv, loss_task
 SORT = 0
 PARTITION = 1
 METHODS = {"sort": SORT, "partition": PARTITION}
+_NO_INDEX = np.zeros(0, dtype=np.int64)  # dense rows: coordinate p is column p
 
 
 @njit(cache=True)
@@ -168,13 +170,151 @@ def partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng):
     return Adec, Cdec, sl, sh
 
 
+@njit(cache=True, fastmath={"reassoc"})
+def _row_dot(w, data, indices, start, stop, dense):
+    """<w, x> of the row (sums reassociated, so the loop vectorizes)."""
+    z = 0.0
+    if dense:
+        for p in range(start, stop):
+            z += w[p] * data[p]
+    else:
+        for p in range(start, stop):
+            z += w[indices[p]] * data[p]
+    return z
+
+
+@njit(cache=True)
+def _terms(x, v, eta, thr, sl, sh):
+    """One coordinate's share of :func:`_pieces_at`: (Al, Cl, Ah, Ch, changed)."""
+    ul = v - (eta * sl) * x
+    uh = v - (eta * sh) * x
+    st_l = (1.0 if ul > thr else 0.0) - (1.0 if ul < -thr else 0.0)
+    st_h = (1.0 if uh > thr else 0.0) - (1.0 if uh < -thr else 0.0)
+    changed = 1.0 if (st_h != st_l) & (x != 0.0) else 0.0
+    return (abs(st_l) * x * (v - thr * st_l), abs(st_l) * x * x,
+            abs(st_h) * x * (v - thr * st_h), abs(st_h) * x * x, changed)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _pieces_at(w, data, indices, start, stop, dense, eta, thr, sl, sh):
+    """One read-only pass over the row, branch-free (it vectorizes on dense rows). With
+    u_j(s) = w_j - eta s x_j and state_j(s) = +1, 0, -1 as u_j > thr, |u_j| <= thr,
+    u_j < -thr: returns (Al, Cl, Ah, Ch, changes), where A = sum of x_j (w_j - thr state_j)
+    and C = eta sum of x_j^2 over the active coordinates (state != 0) at sl and at sh (g(s)
+    = A - C s on the piece at that point), and ``changes`` counts the coordinates whose
+    state differs between sl and sh: 0 means no breakpoint lies strictly inside (sl, sh).
+    Only reassociation is allowed: the sums vectorize, comparisons keep IEEE meaning."""
+    Al = 0.0
+    Cl = 0.0
+    Ah = 0.0
+    Ch = 0.0
+    changes = 0.0
+    if dense:  # two loops, so that the dense one is a plain vectorizable loop
+        for p in range(start, stop):
+            a, b, c, d, e = _terms(data[p], w[p], eta, thr, sl, sh)
+            Al += a
+            Cl += b
+            Ah += c
+            Ch += d
+            changes += e
+    else:
+        for p in range(start, stop):
+            a, b, c, d, e = _terms(data[p], w[indices[p]], eta, thr, sl, sh)
+            Al += a
+            Cl += b
+            Ah += c
+            Ch += d
+            changes += e
+    return Al, eta * Cl, Ah, eta * Ch, changes
+
+
+@njit(cache=True)
+def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh):
+    """The partition step's first phase: Newton steps on the pieces of g, each evaluated
+    straight from the row in one read-only pass. From beta, the next point is the root of
+    beta's piece; if no breakpoint lies between the two points, that root is s* and the
+    piece is known: returns (lo, hi, A, C, True) with g = A - C s on [lo, hi] and nothing
+    left to select. Otherwise each evaluation narrows the range [sl, sh] holding s* (the
+    predicate of ``_holds``), and after five steps, or a non-finite value, returns (sl, sh,
+    0, 0, False): the selection then runs on the breakpoints inside, those outside being
+    decided as they are built (as the paper's Section 3.3 does with the range of dl)."""
+    z = _row_dot(w, data, indices, start, stop, dense)
+    beta = loss_deriv(code, z, y)  # the explicit step's s: where the search starts
+    if not (sl < beta < sh and math.isfinite(beta)):
+        return sl, sh, 0.0, 0.0, False
+    A, C, _a, _c, _n = _pieces_at(w, data, indices, start, stop, dense, eta, thr, beta, beta)
+    for _ in range(5):
+        if not (math.isfinite(A) and math.isfinite(C)):
+            break
+        if deriv_min(code, A - C * beta, y) <= beta:
+            sh = beta
+        else:
+            sl = beta
+        nb = piece_root(code, A, C, y) if C > 0.0 else loss_deriv(code, A, y)
+        if nb == beta:
+            return beta, beta, A, C, True
+        if not (sl <= nb <= sh and math.isfinite(nb)):
+            break
+        lo, hi = min(nb, beta), max(nb, beta)
+        Al, Cl, Ah, Ch, changes = _pieces_at(w, data, indices, start, stop, dense, eta, thr,
+                                             lo, hi)
+        A, C = (Al, Cl) if nb < beta else (Ah, Ch)
+        if changes == 0 and math.isfinite(A) and math.isfinite(C):
+            return lo, hi, A, C, True  # nb is the root of a piece that holds it
+        beta = nb
+        if not (sl < beta < sh):
+            break
+    return sl, sh, 0.0, 0.0, False
+
+
 @njit(cache=True)
 def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw, rng):
     """One exact fully implicit step on the row data/indices[start:stop] (CSR, or a dense row
     with indices 0..n-1), updating w in place at those coordinates; returns the scalar s.
     Scratch arrays val and sw (float64) need 2 (stop - start) entries."""
+    return _step(w, data, indices, start, stop, False, y, eta, sigma, code, method, val, sw,
+                 rng, w)
+
+
+@njit(cache=True)
+def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng,
+          out):
+    """step_row's body; ``dense``: the row is all of w (coordinate p, indices unused), and
+    the new iterate is written to ``out`` (w itself for in-place; w is only read before)."""
     thr = eta * sigma
     smin, smax = s_range(code, y)
+    done = False
+    if method == 1:  # partition: narrow the range first (few read-only passes)
+        smin, smax, A, C, done = _bracket(code, y, w, data, indices, start, stop, dense, eta,
+                                          thr, smin, smax)
+    if not done:
+        A, C, smin, smax = _select(w, data, indices, start, stop, dense, y, eta, sigma, code,
+                                   method, val, sw, rng, smin, smax)
+    sl, sh = smin, smax
+    if C > 0.0:
+        s = piece_root(code, A, C, y)  # s in dl(A - C s)
+    else:  # g is constant on the piece: w does not depend on s there
+        s = loss_deriv(code, A, y)
+    s = min(max(s, sl), sh)  # rounding only
+    es = eta * s
+    if dense:
+        for p in range(start, stop):  # contiguous and branch-free: vectorizes
+            u = w[p] - es * data[p]
+            t = abs(u) - thr
+            out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)  # S_thr(u); NaN stays
+    else:
+        for p in range(start, stop):
+            j = indices[p]
+            w[j] = soft(w[j] - eta * s * data[p], thr)
+    return s
+
+
+@njit(cache=True)
+def _select(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng,
+            smin, smax):
+    """Build the breakpoints inside (smin, smax) (those outside are decided at once) and
+    select the root's piece among them by sorting or partitioning: (A, C, sl, sh)."""
+    thr = eta * sigma
     Adec = 0.0  # partial sums of the breakpoints decided before the search
     Cdec = 0.0
     k = 0
@@ -182,7 +322,7 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw
         xj = data[p]
         if xj == 0.0:
             continue
-        vj = w[indices[p]]
+        vj = w[p if dense else indices[p]]
         o = eta * xj * xj
         if o == 0.0:  # eta x_j^2 underflows: w_j = S(v_j) whatever s is
             Adec += xj * soft(vj, thr)
@@ -208,22 +348,21 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw
             sw[k] = -o
             k += 1
     if method == 0:
-        A, C, sl, sh = sort_piece(code, y, val, sw, k, Adec, Cdec, smin, smax)
-    else:
-        A, C, sl, sh = partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
-    if C > 0.0:
-        s = piece_root(code, A, C, y)  # s in dl(A - C s)
-    else:  # g is constant on the piece: w does not depend on s there
-        s = loss_deriv(code, A, y)
-    s = min(max(s, sl), sh)  # rounding only
-    for p in range(start, stop):
-        j = indices[p]
-        w[j] = soft(w[j] - eta * s * data[p], thr)
-    return s
+        return sort_piece(code, y, val, sw, k, Adec, Cdec, smin, smax)
+    return partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
+
+
+_SCRATCH = threading.local()
 
 
 def _scratch(k):
-    return np.empty(2 * k), np.empty(2 * k)
+    """Two scratch arrays of at least 2k entries, reused between calls (per thread): fresh
+    ones cost page faults comparable to the step itself at large k."""
+    have = getattr(_SCRATCH, "pair", None)
+    if have is None or have[0].shape[0] < 2 * k:
+        have = (np.empty(2 * k), np.empty(2 * k))
+        _SCRATCH.pair = have
+    return have
 
 
 @njit(cache=True)
@@ -262,7 +401,27 @@ def pivot_state(seed):
     return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % (1 << 64) or 1], dtype=np.uint64)
 
 
-def check_step_args(w, x, y, eta, sigma, loss, method):
+@njit(cache=True)
+def _max_bits(b):
+    """max over the bits of |a_i| (b = a.view(uint64)): for doubles without their sign the
+    integer order is the numeric order, and NaN and inf lie above every finite value; an
+    integer reduction, so it vectorizes."""
+    m = np.uint64(0)
+    mask = np.uint64(0x7FFFFFFFFFFFFFFF)
+    for i in range(b.shape[0]):
+        m = max(m, b[i] & mask)
+    return m
+
+
+def _max_abs(a):
+    """max |a_i| of a contiguous float64 array in one pass; inf when an entry is NaN or
+    inf (0 for an empty array)."""
+    m = _max_bits(a.view(np.uint64))
+    return math.inf if m >= 0x7FF0000000000000 else float(np.array([m], np.uint64)
+                                                          .view(np.float64)[0])
+
+
+def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
     """The arguments of one :func:`fiol_step`, validated (shared with the exercise checkers).
 
     Parameters
@@ -279,11 +438,15 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
         One of ``rlmlib.LOSSES``.
     method : {'sort', 'partition'}
         Algorithm of the step (see :func:`fiol_step`).
+    copy : bool
+        Return w as a new array (default); False: as given when it is already a contiguous
+        float64 array (for a caller that only reads it).
 
     Returns
     -------
     tuple
-        (w as a new float64 array, x, y as float, eta, sigma, loss code, method code).
+        (w as a new float64 array (as given with ``copy=False``), x, y as float, eta,
+        sigma, loss code, method code).
 
     Raises
     ------
@@ -306,19 +469,42 @@ def check_step_args(w, x, y, eta, sigma, loss, method):
     method_code = METHODS[check_choice("method", method, tuple(METHODS))]
     eta = check_positive("eta", eta)
     sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
-    w = np.array(w, dtype=np.float64)
+    w = np.array(w, dtype=np.float64) if copy else np.ascontiguousarray(w, dtype=np.float64)
     x = np.ascontiguousarray(x, dtype=np.float64)
     if w.ndim != 1 or x.ndim != 1:
         raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
     if x.shape != w.shape:
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
-    if not (np.isfinite(w).all() and np.isfinite(x).all()):
+    Mw, Mx = _max_abs(w), _max_abs(x)  # one pass each; NaN and inf come out as inf
+    if not (Mw < math.inf and Mx < math.inf):
         raise ValueError("w and x must be finite (no NaN or inf)")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
         raise ValueError(f"y must be a finite real number; got {y!r}")
     y = float(y)
     if loss_task(loss) == "binary" and y not in (-1.0, 1.0):
         raise ValueError(f"y must be -1 or +1 for the {loss!r} loss; got {y!r}")
+    if x.size:  # the implicit step's range: its slopes eta x_j^2 and margins stay finite
+        M = Mx
+        with np.errstate(over="ignore"):
+            slope = eta * M * M * x.shape[0]
+            margin = Mw * M * x.shape[0]
+        if not (slope <= 2.0 ** 1020 and margin <= 2.0 ** 1020):
+            raise ValueError(
+                f"x is too large for the implicit step with eta={eta!r}: eta * max x_j^2 * n "
+                f"= {slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below "
+                f"2**1020 (the slope of g and the margins the step sums); scale x or w down "
+                f"or lower eta")
+        # u_j = S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference
+        # is of the order of w or z / x: beyond 2^30 times that, rounding (eps thr) leaves
+        # fewer than 22 correct bits (at eta = 1e300 none: the step came out 0)
+        scale = max(Mw, 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
+        if eta * sigma > 2.0 ** 30 * scale:
+            raise ValueError(
+                f"eta={eta!r} is too large for sigma={sigma!r} on this w and x: the step "
+                f"subtracts numbers near eta * sigma = {eta * sigma:.3g} whose difference is of "
+                f"the order of max(|w_j|, 1/max|x_j|) = {scale:.3g}, which double precision "
+                f"cannot resolve beyond eta * sigma = 2**30 times it; lower eta (the exact "
+                f"step tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows)")
     return w, x, y, eta, sigma, code, method_code
 
 
@@ -359,7 +545,9 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ------
     ValueError
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
-        entries, or a label other than +-1 for a classification loss.
+        entries, a label other than +-1 for a classification loss, or x beyond the step's
+        range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020), or eta sigma
+        beyond 2**30 max(|w_j|, 1/max|x_j|) (the step cannot be resolved in double precision).
 
     Examples
     --------
@@ -368,11 +556,13 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ...                  loss="squared")
     array([1.25, 0.  ])
     """
-    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method)
+    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method,
+                                                    copy=False)
     n = x.shape[0]
-    idx = np.arange(n, dtype=np.int64)
     rng = pivot_state(seed)
-    s = step_row(w, x, idx, 0, n, y, eta, sigma, code, mc, *_scratch(n), rng)
+    out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
+    s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n), rng, out)
+    w = out
     return (w, s) if return_s else w
 
 

@@ -15,8 +15,11 @@ from ..core.losses import LOSSES, NAMES, loss_code, loss_deriv, loss_task
 from ..core.problem import Problem, l1_objective_rows
 from ..core.rows import check_X_y
 from .l1 import settled
+from .limits import warn_step
 
 SCHEDULES = {"constant": 0, "invsqrt": 1}
+#: stack levels from warn_step to the caller of sgd_l1/comid
+WARN_LEVEL = 5
 
 
 def _check_scale(p, eta_sum):
@@ -106,6 +109,8 @@ def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant",
                 sigma_zero=True, penalty="l1", compact_dense=False)
     total = p.total
     _check_scale(p, eta * total if sched == 0 else eta * 2.0 * math.sqrt(total))
+    if name in ("sgd_l1", "comid"):  # explicit loss steps (fiol, isgd: implicit, any eta)
+        warn_step(name, "eta", eta, p.R, p.code, stacklevel=WARN_LEVEL)
     w = np.zeros(p.n)
     last = np.zeros(p.n)
     state = np.zeros(1)  # U = sigma * sum of the past eta_t

@@ -34,7 +34,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_memory, check_positive
+from ..core.checks import check_int, check_memory, check_positive, sigma_keyword
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
@@ -275,6 +275,7 @@ def _setup(X, y, p, sigma, T, k, loss, radius, seed, order, **common):
     return pr, B, steps, get_w
 
 
+@sigma_keyword
 def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="replacement",
         n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Primal Gradient Solver for σ‖w‖_p²/(2(p−1)) + mean loss, p in [1.0001, 2].

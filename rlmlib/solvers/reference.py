@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive
+from ..core.checks import check_int, check_positive, sigma_keyword
 from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..core.runner import holdout_metric
@@ -73,6 +73,46 @@ def _check_scale(pr, w_init):
                    ((W * W, "||w||^2 in L-BFGS-B's updates, (4 sqrt(2 (p-1) F(w0) / sigma))^2"),))
 
 
+class _Point:
+    """What L-BFGS-B's callback reads (x, fun), in the original variables."""
+
+    def __init__(self, x, fun):
+        self.x, self.fun = x, fun
+
+
+def _variable_scale(rows, w_init):
+    """A power of two c near max||x|| when that is beyond 2^+-20, else 1 (see lbfgs)."""
+    from ..core.rows import row_scale
+    R = row_scale(rows).max_norm
+    if not (0.0 < R < math.inf) or 2.0 ** -20 <= R <= 2.0 ** 20:
+        return 1.0
+    c = 2.0 ** round(math.log2(R))
+    return c if np.isfinite(w_init * c).all() else 1.0
+
+
+def _scaled(fun, v, c):
+    """F and its gradient in v = c w."""
+    f, g = fun(v / c)
+    return f, g / c
+
+
+def _conditioning_note(rows, code, sigma):
+    """Why L-BFGS cannot certify on badly conditioned data: kappa = L max||x||^2 / sigma
+    beyond 1/eps (an empty string otherwise)."""
+    from ..core.losses import LOSSES, NAMES
+    from ..core.rows import row_scale
+    R = row_scale(rows).max_norm
+    with np.errstate(over="ignore"):
+        kappa = LOSSES[NAMES[code]]["smoothness"] * R * R / sigma
+    if not kappa > 2.0 ** 52:
+        return ""
+    shown = f"{kappa:.3g}" if kappa < math.inf else "beyond the double range"
+    return (f"; the condition number L max||x||^2 / sigma = {shown} exceeds 1/eps = "
+            f"4.5e15, so no double-precision method can certify tol here: scale X down or "
+            f"raise sigma")
+
+
+@sigma_keyword
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
           X_test=None, y_test=None):
     """Minimize F with L-BFGS-B until F(w) − F* <= tol · |F(w)| is certified.
@@ -197,11 +237,18 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
             state["certified"] = True
             raise StopIteration
 
+    # L-BFGS-B runs on v = c w, c a power of two near max||x|| (1 for rows of usual size):
+    # F and its certificate are unchanged, but gradients of order 1e150 no longer make its
+    # line search fail at the first step (it returned w = 0 with "ABNORMAL:"); exact scaling
+    c = _variable_scale(rows, w_init)
     clock["since"] = time.perf_counter()
-    opt = minimize(fun, w_init, jac=True, method="L-BFGS-B", callback=callback,
+    opt = minimize(lambda v: _scaled(fun, v, c), w_init * c, jac=True, method="L-BFGS-B",
+                   callback=(callback if c == 1.0 else  # scipy passes the result by name
+                             lambda intermediate_result: callback(
+                                 _Point(intermediate_result.x / c, intermediate_result.fun))),
                    options={"maxiter": max_iter, "maxfun": 10 * max_iter, "maxcor": memory,
                             "ftol": 0.0, "gtol": 0.0})
-    w = np.asarray(opt.x, dtype=np.float64)
+    w = np.asarray(opt.x, dtype=np.float64) / c
     lost = not np.isfinite(w).all()
     if lost:  # L-BFGS-B's line search left the double range: keep its last finite iterate
         w = state["last"]
@@ -216,7 +263,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
                    f"{'' if state.get('certified') else opt.message}"
                    + ("" if reason is None else f"; {reason}")
                    + ("; its last point was not finite, the last finite iterate is returned"
-                      if lost else ""))
+                      if lost else "")
+                   + _conditioning_note(rows, code, sigma))
     if state["it"] == 0 or objs[-1] != f:
         clock["solver"] += max(0.0, time.perf_counter() - clock["since"])
         record(state["it"], w, f)

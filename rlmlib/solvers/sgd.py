@@ -77,11 +77,18 @@ def sgd_steps(data, indices, indptr, y, v, state, order, start, stop, t_first, s
     state[0] = s
 
 
-def t0_heuristic(sigma, loss):
-    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)).
+def t0_heuristic(sigma, loss, row_norm=1.0):
+    """Bottou's offset t0 of the step schedule η_t = 1/(σ (t + t0)), for rows of any scale.
 
-    t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|) and typw = σ^(−1/4), a typical
-    weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the first step has length η0.
+    Bottou's heuristic assumes ‖x‖ <= 1: t0 = 1/(η0 σ) with η0 = typw / max(1, |ℓ'(−typw; 1)|)
+    and typw = σ^(−1/4), a typical weight norm (‖w*‖ <= 1/√σ when ℓ(0) <= 1), so that the
+    first step has length η0. For rows of norm up to R = ``row_norm`` > 1 it is applied to the
+    rescaled problem: with x = R x' and w' = R w, F(w) = (σ/R²)/2 ‖w'‖² + mean ℓ(⟨w', x'⟩), and
+    SGD on w with step 1/(σ (t + t0)) is SGD on w' with step 1/((σ/R²)(t + t0)): the same t0.
+    So t0 is Bottou's t0 at σ' = σ/R² (the first step on w is η0'/R²). For a loss that is not
+    Lipschitz but β-smooth (squared hinge, squared: β = 1) the first step is moreover capped
+    at 1/L, L = β R² + σ, the example objective's smoothness, so every step is within the
+    stability limit 2/L: t0 >= L/σ. With R <= 1 this is Bottou's t0 unchanged.
 
     Parameters
     ----------
@@ -89,6 +96,8 @@ def t0_heuristic(sigma, loss):
         Regularization weight σ.
     loss : str
         One of ``rlmlib.LOSSES``.
+    row_norm : float > 0, default 1
+        R = max ‖x_i‖ of the data (values <= 1 give Bottou's heuristic).
 
     Returns
     -------
@@ -107,10 +116,20 @@ def t0_heuristic(sigma, loss):
     1000.0
     >>> t0_heuristic(1e-4, "squared") > t0_heuristic(1e-4, "hinge")  # |ℓ'(-10)| = 11 > 1
     True
+    >>> t0_heuristic(1e-2, "hinge", row_norm=10.0) == t0_heuristic(1e-4, "hinge")
+    True
+    >>> t0_heuristic(1e-2, "squared_hinge", row_norm=10.0) >= (100 + 1e-2) / 1e-2
+    True
     """
-    typw = math.sqrt(1.0 / math.sqrt(sigma))
-    # t0 = max(1, |loss'|) / (typw sigma), in an order that cannot underflow to 1/0
-    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / sigma
+    from ..core.losses import LOSSES
+    R2 = max(1.0, float(row_norm)) ** 2
+    s = sigma / R2   # sigma of the rescaled problem (rows of norm <= 1)
+    typw = math.sqrt(1.0 / math.sqrt(s))
+    # t0 = max(1, |loss'|) / (typw s), in an order that cannot underflow to 1/0
+    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / s
+    spec = LOSSES[loss]
+    if not spec["lipschitz"] <= 1.0 and math.isfinite(spec["smoothness"]):
+        t0 = max(t0, (spec["smoothness"] * R2 + sigma) / sigma)   # first step <= 1/L
     if not math.isfinite(t0):
         raise ValueError(f"the t0 heuristic overflows for loss={loss!r} at sigma={sigma!r} "
                          f"(|loss'(-sigma^-1/4)| / (sigma^3/4) is beyond the double range): "
@@ -153,8 +172,10 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
         One of ``rlmlib.LOSSES``.
     t0 : float > 0 or None
         Offset of the step schedule. None: Bottou's heuristic t0 = 1/(η0 σ) with
-        η0 = σ^(-1/4) / max(1, |ℓ'(-σ^(-1/4); 1)|), which assumes ‖x‖ of order 1
-        (``rlmlib.solvers.sgd.t0_heuristic``).
+        η0 = σ^(-1/4) / max(1, |ℓ'(-σ^(-1/4); 1)|), derived for ‖x‖ <= 1 and applied at
+        σ/R² for rows of norm up to R = max ‖x_i‖ > 1 (the same run on rows scaled to norm
+        1); for the squared hinge and squared losses the first step is at most 1/L,
+        L = R² + σ (``rlmlib.solvers.sgd.t0_heuristic``).
     seed : int >= 0
         Seed of ``numpy.random.default_rng`` for the example order.
     order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}
@@ -196,7 +217,10 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
                 orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
                 progress=progress)
     heuristic = t0 is None
-    t0 = t0_heuristic(p.sigma, loss) if heuristic else check_positive("t0", t0)
+    # scaled to the data's largest row (t0_heuristic); rows beyond 2^500 (rejected by the
+    # scale check below) get the unscaled value, whose square is finite
+    t0 = (t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0) if heuristic
+          else check_positive("t0", t0))
     _check_scale(p, t0)
     v = np.zeros(p.n)
     state = np.ones(1)  # state[0] = s, w = s v
@@ -207,7 +231,7 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "t0": t0,
               "t0_heuristic": heuristic, "seed": p.seed, "order": p.order}
-    hint = ("the first steps 1/(sigma (t + t0)) are too long for this data (the t0 "
-            "heuristic assumes ||x|| of order 1): scale the rows or pass a larger t0")
+    hint = ("the first steps 1/(sigma (t + t0)) are too long for this data: pass a "
+            "larger t0")
     return p.run(steps, lambda: state[0] * v, params, hint=f"t0={t0:.6g}: " + hint,
                  state=lambda: (v,))

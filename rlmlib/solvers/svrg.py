@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_steps, sigma_keyword
+from ..core.checks import STEPS_MAX, check_int, check_steps, sigma_keyword
 from ..core.rows import unsigned_index
 from ..core.order import ExampleStream
 from ..core.prefetch import prefetch_ahead
@@ -155,7 +155,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     if inner is None:
         inner = max(1, m // 2) if rule == "bound" else 2 * m
     else:  # a given inner length keeps the paper's step (1/L_max) unless step is given
-        inner = check_int("inner", inner)
+        inner = check_int("inner", inner, 1, STEPS_MAX)
         rule = "paper"
     if step is None:
         A["step"] = 0.1 / A["Lmax"] if rule == "bound" else 1.0 / A["Lmax"]

@@ -1,0 +1,100 @@
+"""The one validation pass against one SpMV, in the same run (issue 18, item 3).
+
+    .venv/bin/python benchmarks/bench_validation.py             # 200,000 RCV1-like rows
+    .venv/bin/python benchmarks/bench_validation.py --rows 20000 --reps 5
+
+On ``rlmlib.datasets.rcv1_like(m, n=47_236, seed=0)`` (hinge / squared hinge, sigma = 1e-4,
+one epoch, ``order="cyclic"``), each in multiples of one CSR product ``X @ w`` (scipy) timed
+alternately with it, median over repetitions of the per-repetition ratio:
+
+- ``check_X_y(X, y)``: the validation pass alone (structure, finiteness, row norms, labels);
+- ``rlmlib.sgd(X, y, sigma=1e-4, epochs=1, order="cyclic")``: the whole call and its steps
+  alone (``res.trace.seconds[-1]``);
+- ``rlmlib.svmsgd2(X, y, sigma=1e-4, epochs=1, t0=1e4, order="cyclic")``: the same.
+
+The machine these were written on is shared (2 cores, several engineers): ratios within one
+run are what to compare, never seconds across runs.
+"""
+import argparse
+import time
+
+import numpy as np
+
+SIGMA = 1e-4
+
+
+def measure(X, y, reps=9, clock=time.perf_counter):
+    """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps), 'svmsgd2': (whole,
+    steps), 'spmv_seconds': s, 'reps': reps}, timed by ``clock`` (``time.thread_time``, the
+    CPU time of this thread, is less disturbed by other processes than the wall clock; the
+    steps' own time is ``res.trace.seconds``, wall clock, so their ratio is reported only
+    with the wall clock)."""
+
+    def _timed(f):
+        t = clock()
+        out = f()
+        return clock() - t, out
+
+    import rlmlib
+    from rlmlib.core.rows import check_X_y
+
+    w = np.random.default_rng(0).standard_normal(X.shape[1])
+    calls = {
+        "check": lambda: check_X_y(X, y, compact_dense=True),
+        "sgd": lambda: rlmlib.sgd(X, y, sigma=SIGMA, epochs=1, order="cyclic"),
+        "svmsgd2": lambda: rlmlib.svmsgd2(X, y, sigma=SIGMA, epochs=1, t0=1e4,
+                                          order="cyclic"),
+    }
+    X @ w
+    for f in calls.values():  # warm-up: numba's cache, first-touch of the arrays
+        f()
+    ratio = {k: [] for k in calls}
+    steps = {k: [] for k in calls}
+    spmv = []
+    for _ in range(reps):
+        for k, f in calls.items():
+            s1, _ = _timed(lambda: X @ w)
+            sec, out = _timed(f)
+            s2, _ = _timed(lambda: X @ w)
+            s = 0.5 * (s1 + s2)  # the product just before and just after
+            spmv.append(s)
+            ratio[k].append(sec / s)
+            if k != "check" and clock is time.perf_counter:
+                steps[k].append(out.trace.seconds[-1] / s)
+    out = {"check": float(np.median(ratio["check"])), "reps": reps,
+           "spmv_seconds": float(np.median(spmv)), "m": X.shape[0], "n": X.shape[1],
+           "nnz": int(X.nnz)}
+    for k in ("sgd", "svmsgd2"):
+        out[k] = (float(np.median(ratio[k])),
+                  float(np.median(steps[k])) if steps[k] else float("nan"))
+    out["clock"] = "wall clock" if clock is time.perf_counter else "thread CPU time"
+    return out
+
+
+def report(out):
+    print(f"RCV1-like rows {out['m']:,} x {out['n']:,}, {out['nnz']:,} non-zeros; one CSR "
+          f"SpMV = {out['spmv_seconds'] * 1e3:.1f} ms (median); ratios to it, median of "
+          f"{out['reps']} alternating repetitions, {out['clock']} (shared, loaded machine)")
+    print(f"  validation pass check_X_y (structure, finiteness, scale): "
+          f"{out['check']:.2f} SpMV")
+    for k, label in [("sgd", "sgd(order='cyclic'), one epoch"),
+                     ("svmsgd2", "svmsgd2(t0=1e4, order='cyclic'), one epoch")]:
+        whole, steps = out[k]
+        print(f"  {label:<46} whole call {whole:5.2f}  steps {steps:5.2f} SpMV"
+              if steps == steps else f"  {label:<46} whole call {whole:5.2f} SpMV")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=200_000)
+    ap.add_argument("--reps", type=int, default=9)
+    a = ap.parse_args()
+    from rlmlib.datasets import synthetic
+
+    d = synthetic.rcv1_like(m=a.rows, n=47_236, seed=0)
+    report(measure(d.X, d.y, a.reps))
+    report(measure(d.X, d.y, a.reps, clock=time.thread_time))
+
+
+if __name__ == "__main__":
+    main()

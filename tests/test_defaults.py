@@ -1,0 +1,312 @@
+"""Defaults that work (issue 19, item 1): every registered solver's default call, with the
+budget its docstring names, ends below F(0) on small dense and sparse problems,
+classification and regression (the issue's 60 x 5 Gaussian case and the standardized breast
+cancer data among them), and within a relative gap of 1e-2 of F* (certified by
+``rlmlib.lbfgs``) where the solver can reach it; where it cannot (the corrected SGD-QN's
+clipped secant, oLBFGS's one-example pairs, constant-step l1 methods), the test pins the
+limitation its docstring states. t0 selection never returns a run that has not moved."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import rlmlib
+from rlmlib.solvers.t0 import (AMPLIFICATION_MAX, T0_DECREASE, T0_SAMPLE, amplification,
+                               row_norms2, subset)
+from rlmlib.core.rows import as_rows
+
+SIGMA = 1e-2
+#: solvers another helper is still writing (skipped with the reason)
+PENDING = {"asgd": "s4-theory is writing it", "saga": "s4-vr is writing it",
+           "sdca": "s4-vr is writing it"}
+#: the budget each solver's docstring names for a relative gap <= 1e-2 on these problems
+BUDGET = {"sgd": dict(epochs=100), "svmsgd2": dict(epochs=100), "sag": dict(epochs=30),
+          "svrg": dict(epochs=30), "pgs": dict(T=20_000, p=2.0)}
+#: solvers that end below F(0) but do not reach the gap in the budget (their docstrings say
+#: why); the budget used for "below F(0)"
+NO_GAP = {"sgdqn": dict(epochs=30), "olbfgs": dict(epochs=30), "pegasos": dict(T=6000),
+          "fiol": dict(epochs=30, eta="1/L"), "comid": dict(epochs=30, eta="1/L"),
+          "isgd": dict(epochs=30, eta="1/L"), "sgd_l1": dict(epochs=30, eta="1/L")}
+L1 = ("fiol", "comid", "isgd", "sgd_l1")
+CLASSIFICATION_ONLY = ("svmsgd2", "sgdqn", "olbfgs", "pegasos")
+
+
+def gaussian_60x5(seed=0):
+    """The issue's case: 60 x 5 standard Gaussian rows, y = sign(x_0) (F* = 0.088 for the
+    squared hinge at sigma = 1e-2)."""
+    X = np.random.default_rng(seed).standard_normal((60, 5))
+    return X, np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def regression_60x5(seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((60, 5))
+    return X, X @ rng.standard_normal(5) + 0.1 * rng.standard_normal(60)
+
+
+def breast_cancer():
+    ds = rlmlib.load_dataset("breast_cancer", standardize=True)
+    return ds.X, ds.y
+
+
+def problems(task):
+    """(name, X, y) of the small problems of a task, dense and sparse."""
+    if task == "binary":
+        X, y = gaussian_60x5()
+        B, yb = breast_cancer()
+        return [("gauss60", X, y), ("gauss60-csr", sp.csr_matrix(X), y), ("bc", B, yb),
+                ("bc-csr", sp.csr_matrix(B), yb)]
+    X, y = regression_60x5()
+    return [("reg60", X, y), ("reg60-csr", sp.csr_matrix(X), y)]
+
+
+def losses_of(name):
+    if name == "pegasos":
+        return ["hinge"]
+    if name == "pgs":
+        return ["logistic", "squared"]
+    if name in ("sag", "svrg"):
+        return ["logistic", "squared"]
+    if name in CLASSIFICATION_ONLY:
+        return ["squared_hinge", "logistic"]
+    return ["squared_hinge", "logistic", "squared"]
+
+
+def task_of(loss):
+    return rlmlib.LOSSES[loss]["task"]
+
+
+def F(name, X, y, w, loss):
+    if name in L1:
+        return rlmlib.l1_objective(X, y, w, sigma=SIGMA, loss=loss)
+    if name == "pegasos":
+        loss = "hinge"
+    return rlmlib.objective(X, y, w, sigma=SIGMA, loss=loss)
+
+
+def call(name, X, y, loss, kw):
+    f = rlmlib.SOLVERS[name]
+    kw = dict(kw)
+    if kw.get("eta") == "1/L":   # the l1 methods' eta: 1/L, half their stability limit
+        from rlmlib.solvers.limits import smoothness
+        R = float(np.sqrt(np.max(sp.csr_matrix(X).multiply(sp.csr_matrix(X)).sum(1))))
+        kw["eta"] = 1.0 / smoothness(rlmlib.loss_code(loss), float(R), SIGMA)
+    if name != "pegasos":
+        kw["loss"] = loss
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # a default call on these problems warns nothing
+        return f(X, y, sigma=SIGMA, **kw)
+
+
+CASES = [(name, loss, pname) for name in rlmlib.SOLVERS if name != "lbfgs"
+         for loss in losses_of(name) for pname, _, _ in problems(task_of(loss))]
+
+
+def _get(pname, loss):
+    return next((X, y) for p, X, y in problems(task_of(loss)) if p == pname)
+
+
+@pytest.mark.parametrize("name, loss, pname", CASES)
+def test_default_call_ends_below_F0_and_within_the_stated_gap(name, loss, pname):
+    if name in PENDING:
+        pytest.skip(PENDING[name])
+    X, y = _get(pname, loss)
+    kw = BUDGET.get(name) or NO_GAP[name]
+    res = call(name, X, y, loss, kw)
+    f, f0 = F(name, X, y, res.w, loss), F(name, X, y, np.zeros(X.shape[1]), loss)
+    assert np.isfinite(res.w).all() and f < (1 - T0_DECREASE) * f0, (f, f0)
+    if name in BUDGET:
+        fstar = rlmlib.lbfgs(X, y, sigma=SIGMA, loss=loss).objective
+        assert (f - fstar) / fstar <= 1e-2, (name, loss, pname, f, fstar)
+
+
+def test_the_issue_cases():
+    """sgd(squared_hinge) on breast cancer was F = 2.4e15; olbfgs on the 60 x 5 case chose
+    t0 = 1e10 and stayed at w ~ 1e-8; sgdqn on its CSR form ended above F(0) (and 5.17 with
+    variant='corrected_code')."""
+    B, yb = breast_cancer()
+    f0 = 0.5
+    res = rlmlib.sgd(B, yb, sigma=SIGMA, epochs=10, loss="squared_hinge")
+    fstar = rlmlib.lbfgs(B, yb, sigma=SIGMA, loss="squared_hinge").objective
+    assert fstar < res.objective < 1.2 * fstar
+    X, y = gaussian_60x5()
+    r = rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=30)
+    assert r.params["t0"] < 1e10 and r.objective < 0.9 * f0 and not r.info["t0_tie"]
+    for variant in ("corrected", "corrected_code", "2009"):
+        q = rlmlib.sgdqn(sp.csr_matrix(X), y, sigma=SIGMA, epochs=30, variant=variant)
+        assert q.objective < 0.5 * f0, (variant, q.objective)
+
+
+def test_corrected_sgdqn_stall_is_the_clipped_secant():
+    """The limitation the sgdqn docstring states: on the 60 x 5 case the corrected variants
+    stay above a 1e-2 gap after 100 epochs (the clipped per-coordinate secant overestimates
+    the curvature of the slow coordinate, so H B < 1/2 there: Theorem 1's slow rate), while
+    SVMSGD2 with the same t0 selection reaches it. If this fails, the stall is gone: update
+    the docstring and chapters/sgdqn/index.md."""
+    X, y = gaussian_60x5()
+    fstar = rlmlib.lbfgs(X, y, sigma=SIGMA, loss="squared_hinge").objective
+    for variant in ("corrected", "corrected_code"):
+        q = rlmlib.sgdqn(X, y, sigma=SIGMA, epochs=100, variant=variant)
+        assert (q.objective - fstar) / fstar > 1e-2
+    s = rlmlib.svmsgd2(X, y, sigma=SIGMA, epochs=100)
+    assert (s.objective - fstar) / fstar < 1e-2
+
+
+@pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])
+@pytest.mark.parametrize("pname", ["gauss60", "bc-csr"])
+def test_t0_selection_moves_from_zero_and_reports_its_cost(name, pname):
+    X, y = _get(pname, "squared_hinge")
+    res = rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1)
+    info = res.info
+    assert res.params["t0_selected"] and not info["t0_tie"]
+    assert info["t0_sample"] == min(X.shape[0], T0_SAMPLE) and info["t0_seconds"] > 0
+    table = dict(info["t0_table"])
+    assert table[res.params["t0"]] < (1 - T0_DECREASE) * 0.5   # it decreased the objective
+    norms2 = row_norms2(as_rows(X))                             # only stable candidates
+    assert all(amplification(t, SIGMA, 1, norms2) <= np.log(AMPLIFICATION_MAX)
+               for t in table)
+    assert np.abs(res.w).max() > 1e-3
+
+
+@pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])
+def test_a_selection_that_only_ties_at_F0_is_reported(name):
+    """sigma = 1e4: w* is within 1e-4 of 0, no candidate lowers F by 1e-3 relative: the
+    tie is reported (warning and info), and the smallest stable t0 is used."""
+    X, y = gaussian_60x5()
+    with pytest.warns(RuntimeWarning, match=r"t0 selection found no t0 .* tie at w = 0"):
+        res = rlmlib.SOLVERS[name](X, y, sigma=1e4, epochs=1)
+    assert res.info["t0_tie"] and res.params["t0"] == res.info["t0_table"][0][0]
+
+
+def test_subset_equals_row_indexing():
+    rng = np.random.default_rng(3)
+    X = sp.random(50, 9, density=0.3, random_state=4, format="csr")
+    y = rng.standard_normal(50)
+    idx = np.array([0, 3, 4, 17, 49])
+    sub, ys = subset(as_rows(X), y, idx)
+    A = sp.csr_matrix((sub.data, sub.indices, sub.indptr), shape=(5, 9)).toarray()
+    np.testing.assert_array_equal(A, X.toarray()[idx])
+    np.testing.assert_array_equal(ys, y[idx])
+    dense = as_rows(X.toarray(), compact_dense=True)
+    subd, _ = subset(dense, y, idx)
+    np.testing.assert_array_equal(subd.data.reshape(5, 9), X.toarray()[idx])
+
+
+def test_sgd_t0_heuristic_is_scale_invariant_and_within_2_over_L():
+    """t0 for rows of norm R is Bottou's at sigma / R^2 (the same run on rows scaled to norm
+    1), and for the squared hinge the first step 1/(sigma t0) is at most 1/L."""
+    from rlmlib.solvers.sgd import t0_heuristic
+    for loss in ("hinge", "logistic", "squared_hinge", "squared"):
+        for R in (3.0, 20.0):
+            t = t0_heuristic(SIGMA, loss, row_norm=R)
+            assert math.isclose(t, max(t0_heuristic(SIGMA / R**2, loss),
+                                       (R * R + SIGMA) / SIGMA if loss in
+                                       ("squared_hinge", "squared") else 0), rel_tol=1e-12)
+    B, yb = breast_cancer()
+    R = np.linalg.norm(B, axis=1).max()
+    res = rlmlib.sgd(B, yb, sigma=SIGMA, epochs=1, loss="squared_hinge")
+    assert 1 / (SIGMA * res.params["t0"]) <= 1 / (R * R + SIGMA) * (1 + 1e-12)
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])   # R = 1: unchanged
+    assert rlmlib.sgd(X, [1, 1, -1, -1], sigma=0.1, epochs=1).params["t0"] == \
+        t0_heuristic(0.1, "hinge")
+
+
+# ------------------------------------------------------------- extreme settings (item 2)
+def _warns(match, f, *a, **kw):
+    """f(*a, **kw) warns a RuntimeWarning matching ``match`` (the end-of-run
+    ConvergenceWarning of a run that then ends above F(0) may follow it)."""
+    import re
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        out = f(*a, **kw)
+    assert any(issubclass(r.category, RuntimeWarning) and re.search(match, str(r.message))
+               for r in rec), [str(r.message) for r in rec]
+    return out
+
+
+@pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])
+def test_t0_below_the_stability_limit_warns_before_the_run(name, monkeypatch):
+    X, y = gaussian_60x5()
+    events = []
+    import rlmlib.core.problem as problem
+    real = problem.Problem.run
+    monkeypatch.setattr(problem.Problem, "run",
+                        lambda self, *a, **k: events.append("run") or real(self, *a, **k))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        try:
+            rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=3, t0=10)
+        except FloatingPointError:
+            pass
+    msgs = [str(r.message) for r in rec]
+    first = next(i for i, m in enumerate(msgs) if "t0=10 is below the stability limit" in m)
+    assert "expected t0 >=" in msgs[first] and issubclass(rec[first].category,
+                                                          RuntimeWarning)
+    # before the run: any end-of-run warning (ConvergenceWarning) comes after it
+    assert all(i > first for i, m in enumerate(msgs) if "ended at F(w)" in m)
+    assert events == ["run"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, t0=1e4)   # stable: no warning
+
+
+@pytest.mark.parametrize("name", ["svmsgd2", "sgdqn"])
+def test_skip_beyond_the_run_warns(name):
+    X, y = gaussian_60x5()
+    _warns(r"skip=1000000000 exceeds the run's 60 steps .* never applied",
+           rlmlib.SOLVERS[name], X, y, sigma=SIGMA, epochs=1, t0=1e4, skip=10**9)
+
+
+@pytest.mark.parametrize("name", ["sgd_l1", "comid"])
+def test_explicit_l1_steps_beyond_2_over_L_warn(name):
+    X, y = gaussian_60x5()
+    L = (X ** 2).sum(1).max()
+    _warns(r"eta=1 exceeds the stability limit 2/L = 0\.12", rlmlib.SOLVERS[name], X, y,
+           sigma=SIGMA, epochs=1, eta=1.0, loss="squared_hinge")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, eta=1.9 / L, loss="squared_hinge")
+
+
+@pytest.mark.parametrize("name", ["fiol", "isgd"])
+def test_implicit_steps_are_not_refused_for_any_eta(name):
+    X, y = gaussian_60x5()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, eta=1e3, loss="logistic")
+    assert np.isfinite(res.w).all()
+
+
+def test_olbfgs_huge_damping_warns():
+    X, y = gaussian_60x5()
+    _warns(r"damping=1e\+300 exceeds 100 times the largest curvature", rlmlib.olbfgs, X, y,
+           sigma=SIGMA, epochs=1, t0=1e4, damping=1e300)
+
+
+def test_olbfgs_shows_a_bar_only_when_a_run_is_expected_to_be_long(monkeypatch, capsys):
+    """progress=None: a bar when epochs m memory n 3.4e-9 s exceeds PROGRESS_AFTER (a pass
+    over 200,000 x 47,236 rows: ~5 minutes); none on small data; progress=False: never."""
+    import rlmlib.solvers.olbfgs as ol
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    assert ol._expected_seconds(200_000, 47_236, 1, 10) > 60 * ol.PROGRESS_AFTER
+    X, y = gaussian_60x5()
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4)
+    assert "olbfgs" not in capsys.readouterr().out
+    monkeypatch.setattr(ol, "PROGRESS_AFTER", 0.0)
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4)
+    assert "olbfgs" in capsys.readouterr().out
+    rlmlib.olbfgs(X, y, sigma=SIGMA, epochs=2, t0=1e4, progress=False)
+    assert "olbfgs" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["sag", "svrg"])
+def test_vr_step_beyond_2_over_Lmax_warns_before_the_run(name):
+    X, y = gaussian_60x5()
+    Lmax = 0.25 * (X ** 2).sum(1).max() + SIGMA
+    _warns(r"step=.* exceeds the stability limit 2/L_max", rlmlib.SOLVERS[name], X, y,
+           sigma=SIGMA, epochs=1, loss="logistic", step=3.0 / Lmax)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, loss="logistic", step=1.9 / Lmax)

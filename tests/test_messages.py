@@ -1,0 +1,182 @@
+"""Messages (issue 19, item 4): each names the argument (or the grid point), the value and
+what was expected, instead of an exception from deep inside numpy, numba or Dask. One test
+per message of the issue's list."""
+import subprocess
+import sys
+import textwrap
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rlmlib
+from rlmlib.book import parallel
+
+REPO = Path(rlmlib.__file__).resolve().parents[1]
+
+
+def data(m=20, n=3, seed=0):
+    X = np.random.default_rng(seed).standard_normal((m, n))
+    return X, np.where(X[:, 0] > 0, 1.0, -1.0)
+
+
+def test_dask_run_lost_names_the_grid_point_and_the_cause():
+    """A worker that dies (KilledWorker) or a cancelled task (FutureCancelledError, 'reason:
+    unknown') becomes a RuntimeError naming the solver, the grid point and the cause; the
+    solver's own errors are left to _with_point (same type, point appended)."""
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    point = {"sigma": 0.01, "seed": 3}
+    e = parallel._lost_run(KilledWorker("pgs-4-abc", None, 3), point, "pgs")
+    assert isinstance(e, RuntimeError)
+    msg = str(e)
+    assert "pgs(X, y, sigma=0.01, seed=3)" in msg and "died 4 times" in msg
+    assert "out of memory" in msg
+    e = parallel._lost_run(FutureCancelledError("pgs-4-abc", None), point, "pgs")
+    assert "sigma=0.01, seed=3" in str(e) and "cancelled by Dask (reason: Dask gave none)" in str(e)
+    assert "worker died" in str(e)
+    assert parallel._lost_run(ValueError("sigma must be ..."), point, "pgs") is None
+
+
+def _script(tmp_path, body):
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(body))
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin",
+                               "RLMLIB_SCHEDULER": ""})
+
+
+def test_missing_main_guard_is_explained_in_one_paragraph_before_any_worker(tmp_path):
+    out = _script(tmp_path, """
+        import numpy as np, rlmlib
+        from rlmlib.book.parallel import sweep
+        X = np.eye(4); y = np.array([1.0, -1, 1, -1])
+        sweep(rlmlib.sgd, X, y, grid={"seed": [0, 1]}, fixed={"sigma": 0.1, "epochs": 1},
+              progress=False)
+        """)
+    assert out.returncode != 0
+    assert "RuntimeError: sweep: this script calls" in out.stderr
+    assert 'if __name__ == "__main__":' in out.stderr and "spawn" in out.stderr
+    assert "Nanny" not in out.stderr.replace("'Nanny failed to start'", "")
+    assert len(out.stderr.splitlines()) < 15       # not 293 lines and 8 tracebacks
+    ok = _script(tmp_path, """
+        from rlmlib.book import parallel
+        def main():
+            parallel._check_main_guard()
+            print("guarded: ok")
+        if __name__ == "__main__":
+            main()
+        """)
+    assert ok.returncode == 0 and "guarded: ok" in ok.stdout, ok.stderr
+
+
+@pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])
+def test_epochs_beyond_the_step_range_names_epochs(name):
+    X, y = data()
+    with pytest.raises(ValueError, match=r"epochs is too large: epochs \* m = "):
+        rlmlib.SOLVERS[name](X, y, sigma=0.1, epochs=10**30)
+
+
+def test_condition_numbers_without_a_loss_names_loss():
+    X, _ = data()
+    with pytest.raises(ValueError, match=r"loss must be one of 'squared', 'logistic' for "
+                                         r"condition_numbers .* got None"):
+        rlmlib.condition_numbers(X, sigma=0.1, beta=1.0, loss=None)
+
+
+def test_precondition_of_rows_whose_gram_overflows_says_scale_X_down():
+    X, _ = data()
+    with pytest.raises(ValueError, match=r"X is too large for precondition: max \|\|x_i\|\| "
+                                         r"= .*e\+200.* scale X down"):
+        rlmlib.precondition(X * 1e200, sigma=0.1, beta=1.0)
+    rlmlib.precondition(X * 1e100, sigma=0.1, beta=1.0)     # 1e200 squared norms: fine
+
+
+def test_olbfgs_memory_beyond_the_machine_names_memory():
+    X, y = data()
+    with pytest.raises(ValueError, match=r"memory=1000000000000 would need .* GiB"):
+        rlmlib.olbfgs(X, y, sigma=0.1, epochs=1, memory=10**12)
+
+
+def test_svrg_inner_too_large_blames_inner_not_epochs():
+    X, y = data()
+    with pytest.raises(ValueError, match=r"^inner must be an integer in \[1, 9007199254740992"
+                                         r"\], got 100000000000000000000"):
+        rlmlib.svrg(X, y, sigma=0.1, epochs=1, loss="logistic", inner=10**20)
+
+
+def test_load_svmlight_of_an_empty_device_is_not_called_missing(tmp_path):
+    with pytest.raises(ValueError, match=r"path='/dev/null' holds no examples .* expected an "
+                                         r"svmlight file"):
+        rlmlib.load_svmlight("/dev/null")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        rlmlib.load_svmlight(tmp_path / "missing.svm")
+    with pytest.raises(IsADirectoryError, match="got the directory"):
+        rlmlib.load_svmlight(tmp_path)
+
+
+class _Frame:
+    """The part of a pandas DataFrame as_rows reads: nullable Float64 columns (kind 'f')
+    that numpy would turn into dtype object."""
+
+    class _Float64:
+        kind = "f"
+
+    def __init__(self, values):
+        self.values = values
+        self.columns = list(range(values.shape[1]))
+        self.dtypes = [self._Float64()] * values.shape[1]
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values.astype(object)
+
+    def to_numpy(self, dtype=None, na_value=None):
+        return np.array(self.values, dtype=dtype)
+
+
+def test_numeric_frames_of_nullable_dtypes_are_accepted():
+    X, y = data()
+    ref = rlmlib.sgd(X, y, sigma=0.1, epochs=2)
+    np.testing.assert_array_equal(rlmlib.sgd(_Frame(X), y, sigma=0.1, epochs=2).w, ref.w)
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    df = pd.DataFrame(X).astype("Float64")
+    res = rlmlib.sgd(df, pd.Series(y).astype("Float64"), sigma=0.1, epochs=2)
+    np.testing.assert_array_equal(res.w, ref.w)
+    df.iloc[0, 0] = pd.NA
+    with pytest.raises(ValueError, match="X must not contain NaN"):
+        rlmlib.sgd(df, y, sigma=0.1, epochs=2)
+    with pytest.raises(TypeError, match="X must hold real numbers"):
+        rlmlib.sgd(pd.DataFrame({"a": ["x"] * 20, "b": X[:, 1]}), y, sigma=0.1, epochs=2)
+
+
+def test_slider_refuses_num_beyond_max_frames_before_allocating():
+    from rlmlib.book.explore import MAX_FRAMES, Slider
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=rf"Slider num must be at most "
+                                             rf"MAX_FRAMES={MAX_FRAMES} .* got 20000000"):
+            Slider(0.0, 1.0, num=2 * 10**7)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20                                   # not 918 MiB
+    assert len(Slider(0.0, 1.0, num=MAX_FRAMES).grid()) == MAX_FRAMES
+
+
+def _boom(*args):
+    raise KeyError("my own bug")
+
+
+@pytest.mark.parametrize("checker", ["check_scheduled_step", "check_skip_from_cost",
+                                     "check_secant_ratio", "check_corrected_update",
+                                     "check_rate_exponent"])
+def test_checkers_report_the_readers_exception_with_the_input(checker):
+    from rlmlib.book import checkers
+    with pytest.raises(AssertionError, match=r"on input .* raised KeyError: 'my own bug'"):
+        getattr(checkers, checker)(_boom)
