@@ -454,8 +454,10 @@ def test_comid_whose_objective_overflows_says_so():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 5))
     y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
+    from rlmlib.solvers.limits import StepLimitWarning
+
     with pytest.raises(FloatingPointError, match="comid diverged.*eta"):
-        with pytest.warns(rlmlib.ConvergenceWarning):
+        with pytest.warns(StepLimitWarning, match="eta=1000 exceeds the stability limit"):
             rlmlib.comid(X, y, sigma=0.01, eta=1e3, epochs=2, loss="exponential").objective
 
 

@@ -468,6 +468,9 @@ SOLVER_CALLS = {
     "sag": dict(sigma=0.1, epochs=3, loss="logistic"),
     "svrg": dict(sigma=0.1, epochs=3, loss="logistic"),
     "lbfgs": dict(sigma=0.1, loss="logistic"),
+    "asgd": dict(sigma=0.1, epochs=3, t0=10.0),
+    "saga": dict(sigma=0.1, epochs=3, loss="logistic"),
+    "sdca": dict(sigma=0.1, epochs=3, loss="hinge"),
 }
 #: Solvers whose iterates scale exactly with X -> c X, y -> c y, sigma -> c^2 sigma for a
 #: power of two c on the squared loss (every quantity of a step is multiplied by an exact
