@@ -26,8 +26,29 @@ def catch_up(u, c, eta, sigma, k):
 """),
         ("off-by-one", "one step short", [("    d, tau = eta * c, eta * sigma",
                                            "    d, tau = eta * c, eta * sigma\n    k -= 1")]),
+        ("off-by-one", "one step too many (range(k + 1))", """\
+def catch_up(u, c, eta, sigma, k):
+    for _ in range(k + 1):
+        v = u - eta * c
+        u = math.copysign(max(abs(v) - eta * sigma, 0.0), v)
+    return u
+"""),
         ("factor", "forgets the shrink", [("d, tau = eta * c, eta * sigma",
                                            "d, tau = eta * c, 0.0")]),
+        ("factor", "shrinks by sigma instead of eta sigma", [("d, tau = eta * c, eta * sigma",
+                                                              "d, tau = eta * c, sigma")]),
+        ("sign", "the shrink pushes away from zero (d - sgn tau)",
+         [("r = d + sgn * tau", "r = d - sgn * tau")]),
+        ("order", "shrinks before the gradient step", """\
+def catch_up(u, c, eta, sigma, k):
+    for _ in range(k):
+        u = math.copysign(max(abs(u) - eta * sigma, 0.0), u) - eta * c
+    return u
+"""),
+        ("off-by-one", "counts one step too many on the side (crosses zero linearly)",
+         [("tau) / (sgn * r)) + 1)", "tau) / (sgn * r)) + 2)")]),
+        ("order of cases", "a coordinate drifting away from zero is left where it is",
+         [("return u - k * r", "return u")]),
         ("library", "calls the library", "LIB:rlmlib.solvers.saga.l1_catch_up"),
     ],
     "sqhinge_step": [
@@ -36,6 +57,20 @@ def catch_up(u, c, eta, sigma, k):
         ("sign", "no projection on beta >= 0", [("max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)",
                                                  "beta + (1.0 - yz - beta) / (1.0 + q)")]),
         ("factor", "drops the conjugate's -beta", [("(1.0 - yz - beta)", "(1.0 - yz)")]),
+        ("sign", "+yz in the numerator", [("(1.0 - yz - beta)", "(1.0 + yz - beta)")]),
+        ("factor", "divides by q instead of 1 + q", [("/ (1.0 + q)", "/ q")]),
+        ("factor", "the conjugate's beta^2/2 differentiated to beta/2",
+         [("(1.0 - yz - beta)", "(1.0 - yz - beta / 2)")]),
+        ("order", "projects the increment, not the new value",
+         [("max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)",
+           "beta + max((1.0 - yz - beta) / (1.0 + q), 0.0)")]),
+        ("order of cases", "min instead of max (projects on beta <= 0)",
+         [("max(beta + ", "min(beta + ")]),
+        ("structure", "returns the increment instead of the new beta",
+         [("max(beta + (1.0 - yz - beta)", "max((1.0 - yz - beta)")]),
+        ("mixed magnitudes", "one fraction (beta q + 1 - yz)/(1 + q): cancels, overflows",
+         [("max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)",
+           "max((beta * q + 1.0 - yz) / (1.0 + q), 0.0)")]),
     ],
     "gap": [
         ("sign", "the two (sigma/2)||w||^2 cancel", [("- (np.mean(alpha * y) - sigma / 2 * w @ w)",
@@ -43,6 +78,18 @@ def catch_up(u, c, eta, sigma, k):
         ("factor", "w(alpha) without 1/sigma", [("/ (sigma * len(y))", "/ len(y)")]),
         ("in-place", "scales alpha in place", [("w = X.T @ alpha / (sigma * len(y))",
                                                 "alpha /= sigma * len(y)\n    w = X.T @ alpha")]),
+        ("factor", "sigma ||w||^2 in P (no 1/2)", [("P = sigma / 2 * w @ w", "P = sigma * w @ w")]),
+        ("factor", "sums the hinge losses instead of averaging",
+         [("np.mean(np.maximum(", "np.sum(np.maximum(")]),
+        ("sign", "hinge of 1 + y z", [("1.0 - y * (X @ w)", "1.0 + y * (X @ w)")]),
+        ("off-by-one", "w(alpha) divided by m - 1", [("/ (sigma * len(y))",
+                                                      "/ (sigma * (len(y) - 1))")]),
+        ("order of cases", "drops the max(0, .) of the hinge",
+         [("np.mean(np.maximum(0.0, 1.0 - y * (X @ w)))", "np.mean(1.0 - y * (X @ w))")]),
+        ("sign", "the dual's mean of alpha without y", [("np.mean(alpha * y)",
+                                                         "np.mean(alpha)")]),
+        ("shape", "w = X alpha (rows instead of columns)", [("X.T @ alpha", "X @ alpha")]),
+        ("library", "calls the library", "LIB:rlmlib.solvers.sdca._dual_objective"),
     ],
     "scaled_step": [
         ("sign", "adds the loss step", [("v[nz] -= ", "v[nz] += ")]),

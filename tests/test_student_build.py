@@ -155,7 +155,8 @@ KNOWN_LEAKS = ["ceil(c * n / d)", "ceil(c*n/d)", "min(1.0, 2.0 * c)", "min(1, 2c
 #: the library's own functions that compute an answer (instructors/exercises.py "twins"):
 #: the library needs them; the grading refuses a submission that calls or copies them
 TWIN_FILES = {"rlmlib/core/pnorm.py", "rlmlib/solvers/fiol.py",
-              "rlmlib/precond/preconditioner.py"}
+              "rlmlib/precond/preconditioner.py", "rlmlib/solvers/saga.py",
+              "rlmlib/solvers/sdca.py", "rlmlib/solvers/asgd.py"}
 
 
 #: lines of a reference that the exercise's statement or the algorithm box gives

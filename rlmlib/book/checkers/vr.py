@@ -1,195 +1,155 @@
-"""Checkers for the variance-reduction part's code exercises (DESIGN.md, "Exercise
-checkers"): each runs the reader's function on chosen inputs, extreme ones included, and
-raises ``AssertionError`` naming the input and the size of the error, or the likely cause."""
-import math
-
+"""Self-checks of the code exercises of the part "Variance reduction" (chapters/vr;
+DESIGN.md, "Exercise checkers"): SAGA's catch-up of an untouched coordinate under the l1
+prox, SDCA's coordinate step for the squared hinge loss, and the hinge loss's duality gap.
+Expected values are numbers from ``expected.json``."""
 import numpy as np
 
-from .base import _checker_doc, _student
+from .base import _checker_doc, _compare_vectors, _run_cases, _student
+
+PART = "vr"
 
 
-def _soft(u, a):
-    return math.copysign(max(abs(u) - a, 0.0), u)
-
-
-def _ref_catch_up(u, c, eta, sigma, k):
-    for _ in range(k):
-        u = _soft(u - eta * c, eta * sigma)
-    return u
-
-
+# ----------------------------------------------------------------- SAGA's catch-up
 def _catch_up_cases():
     rng = np.random.default_rng(0)
-    cases = [(1.0, 0.1, 0.5, 0.2, 3), (1.0, 0.0, 0.5, 0.2, 100),   # shrinks to 0, stays
-             (0.0, 0.05, 0.5, 0.2, 10),                              # |c| <= σ: stays 0
-             (1.0, 1.0, 0.5, 0.2, 6),                                # |c| > σ: crosses 0
-             (-2.0, -3.0, 0.1, 1.0, 50), (0.3, 0.0, 0.1, 0.0, 7),    # no prox (σ = 0)
-             (5.0, 2.0, 1.0, 0.5, 0), (1e300, 1e-3, 1.0, 1e-3, 5),   # k = 0; huge u
-             (1e-300, -1e-300, 1.0, 1e-301, 9), (0.0, 1e3, 1e-3, 1.0, 1000)]
-    for _ in range(20):
-        cases.append((float(rng.normal() * 3), float(rng.normal()), float(rng.random()),
-                      float(rng.random()), int(rng.integers(0, 40))))
+    cases = [("a few steps that keep the sign", (1.0, 0.1, 0.5, 0.2, 3)),
+             ("shrinks to 0 and stays (c = 0)", (1.0, 0.0, 0.5, 0.2, 100)),
+             ("at 0 with |c| <= sigma: stays", (0.0, 0.05, 0.5, 0.2, 10)),
+             ("|c| > sigma: crosses 0", (1.0, 1.0, 0.5, 0.2, 6)),
+             ("negative u, drifting further down", (-2.0, -3.0, 0.1, 1.0, 50)),
+             ("positive u, drifting up (c < -sigma)", (1.0, -1.0, 0.5, 0.2, 10)),
+             ("no prox (sigma = 0)", (0.3, 0.0, 0.1, 0.0, 7)),
+             ("k = 0", (5.0, 2.0, 1.0, 0.5, 0)),
+             ("huge u = 1e300", (1e300, 1e-3, 1.0, 1e-3, 5)),
+             ("tiny u = 1e-300", (1e-300, -1e-300, 1.0, 1e-301, 9)),
+             ("a thousand steps from 0", (0.0, 1e3, 1e-3, 1.0, 1000))]
+    for j in range(20):
+        cases.append((f"random {j}", (float(rng.normal() * 3), float(rng.normal()),
+                                      float(rng.random()), float(rng.random()),
+                                      int(rng.integers(0, 40)))))
     return cases
 
 
-@_checker_doc("catch_up", "(u, c, eta, sigma, k) -> float", "case")
+def _catch_up_compare(got, expected, desc, args, rtol=1e-12):
+    """To ``rtol`` relative, plus ``rtol`` times the largest magnitude the k steps involve
+    (|u| and k eta (|c| + sigma)): a long walk may cancel to a small value."""
+    u, c, eta, sigma, k = args
+    scale = max(abs(u), k * eta * (abs(c) + sigma))
+    _compare_vectors("catch_up", got, float(expected), rtol, desc, atol=rtol * scale)
+
+
+@_checker_doc("catch_up", "(u, c, eta, sigma, k) -> float")
 def check_saga_catch_up(catch_up):
-    """Check ``catch_up(u, c, eta, sigma, k)``: the value after k SAGA steps on a coordinate
-    that no row touches, u <- S_{ησ}(u − η c) (S: soft thresholding), to a relative 1e-12
-    (absolute 1e-12 times the largest magnitude involved), without walking all k steps when
-    the coordinate keeps its sign.
+    """Exercise "SAGA's lazy l1 catch-up" (Variance reduction, ex-vr-lazy).
+
+    ``catch_up(u, c, eta, sigma, k)`` returns the value after k SAGA steps on a coordinate
+    that no row touches, u <- S_{eta sigma}(u - eta c) (S: soft thresholding). Checked to a
+    relative 1e-12, plus 1e-12 of the largest magnitude the steps involve.
 
     Examples
     --------
-    >>> import math
     >>> from rlmlib.book.checkers.vr import check_saga_catch_up
-    >>> def loop(u, c, eta, sigma, k):
-    ...     for _ in range(k):
-    ...         v = u - eta * c
-    ...         u = math.copysign(max(abs(v) - eta * sigma, 0.0), v)
-    ...     return u
-    >>> check_saga_catch_up(loop)
-    'check_saga_catch_up: all 30 cases correct.'
-    >>> def lumped(u, c, eta, sigma, k):            # all gradient steps, then one prox
-    ...     v = u - k * eta * c
-    ...     return math.copysign(max(abs(v) - k * eta * sigma, 0.0), v)
     >>> try:
-    ...     check_saga_catch_up(lumped)
+    ...     check_saga_catch_up(lambda u, c, eta, sigma, k: u - k * eta * c)   # no shrink
     ... except AssertionError as e:
-    ...     print(str(e).split(": ")[-1])
-    the k gradient steps were lumped before the k shrinks (exact only while the sign holds)
+    ...     print(str(e).split(" (u=")[0])
+    catch_up on input 'a few steps that keep the sign'
     """
     _student("catch_up", catch_up)
-    cases = _catch_up_cases()
-    for u, c, eta, sigma, k in cases:
-        exp = _ref_catch_up(u, c, eta, sigma, k)
-        got = float(catch_up(u, c, eta, sigma, k))
-        scale = max(abs(u), abs(k * eta * c), abs(exp), 1e-300)
-        if math.isclose(got, exp, rel_tol=1e-12, abs_tol=1e-12 * scale):
-            continue
-        case = f"catch_up(u={u:.6g}, c={c:.6g}, eta={eta:.6g}, sigma={sigma:.6g}, k={k})"
-        v = u - k * eta * c
-        if k > 0 and math.isclose(got, _soft(v, k * eta * sigma), rel_tol=1e-9,
-                                  abs_tol=1e-12 * scale):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: the k gradient "
-                                 f"steps were lumped before the k shrinks (exact only while "
-                                 f"the sign holds)")
-        if k > 0 and math.isclose(got, _ref_catch_up(u, c, eta, sigma, k - 1), rel_tol=1e-12,
-                                  abs_tol=1e-12 * scale):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: one step short "
-                                 f"(k steps were missed, k - 1 applied)")
-        if math.isclose(got, _ref_catch_up(u, c, eta, 0.0, k), rel_tol=1e-12,
-                        abs_tol=1e-12 * scale):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: the proximal "
-                                 f"shrink by eta * sigma is missing")
-        raise AssertionError(f"{case} = {got!r}, expected {exp!r} (error "
-                             f"{abs(got - exp):.3g})")
-    return f"check_saga_catch_up: all {len(cases)} cases correct."
+    n = _run_cases("catch_up", PART, catch_up, _catch_up_cases(),
+                   ("u", "c", "eta", "sigma", "k"), _catch_up_compare)
+    return f"catch_up passed all {n} inputs (relative error 1e-12)."
 
 
-def _ref_sqhinge(beta, yz, q):
-    return max(beta + (1.0 - yz - beta) / (1.0 + q), 0.0)
+# ------------------------------------------------------ SDCA's squared-hinge step
+def _sqhinge_cases():
+    return [("at 0, margin 0, q = 1", (0.0, 0.0, 1.0)),
+            ("margin above 1: beta shrinks", (0.5, 2.0, 0.5)),
+            ("a negative margin", (0.2, -3.0, 2.0)),
+            ("a large beta, small q", (3.0, 0.5, 0.1)),
+            ("margin 1, tiny q", (0.0, 1.0, 1e-12)),
+            ("beta, margin and q of size 1e3", (1e3, -1e3, 1e3)),
+            ("projected to 0", (0.0, 5.0, 1e-3)),
+            ("q = 0 (a zero row)", (2.0, 1.0, 0.0)),
+            ("q = 1e6", (0.7, 0.3, 1e6)),
+            ("beta = 1e-300", (1e-300, 1.0, 1.0)),
+            ("q = 1e-8", (4.0, -1.0, 1e-8)),
+            ("margin 1e3", (0.1, 1e3, 1.0)),
+            ("q = 1e308 (beta q overflows)", (3.0, 0.5, 1e308))]
 
 
-@_checker_doc("step", "(beta, yz, q) -> float", "case")
-def check_sdca_squared_hinge(step):
-    """Check ``step(beta, yz, q)``: SDCA's new dual variable β for the squared hinge loss
-    (the maximizer over b >= 0 of b − b²/2 − yz (b − β) − q (b − β)²/2), to 1e-12.
+def _sqhinge_compare(got, expected, desc, args, rtol=1e-12):
+    beta = args[0]
+    _compare_vectors("sqhinge_step", got, float(expected), rtol, desc,
+                     atol=rtol * max(1.0, abs(beta)))
+
+
+@_checker_doc("sqhinge_step", "(beta, yz, q) -> float")
+def check_sdca_squared_hinge(sqhinge_step):
+    """Exercise "SDCA's squared-hinge step" (Variance reduction, ex-vr-sqhinge).
+
+    ``sqhinge_step(beta, yz, q)`` returns SDCA's new dual variable beta for the squared
+    hinge loss: the maximizer over b >= 0 of b - b^2/2 - yz (b - beta) - q (b - beta)^2/2.
+    Checked to 1e-12 (relative, and absolute times max(1, |beta|)), q = 0 and q = 1e308
+    included.
 
     Examples
     --------
     >>> from rlmlib.book.checkers.vr import check_sdca_squared_hinge
-    >>> check_sdca_squared_hinge(lambda b, yz, q: max(b + (1 - yz - b) / (1 + q), 0.0))
-    'check_sdca_squared_hinge: all 12 cases correct.'
     >>> try:
-    ...     check_sdca_squared_hinge(lambda b, yz, q: min(max(b + (1 - yz) / q, 0), 1))
+    ...     check_sdca_squared_hinge(lambda beta, yz, q: 0.0)
     ... except AssertionError as e:
-    ...     print(str(e).split(": ")[-1])
-    this is the hinge loss's step (the squared hinge has no upper bound and divides by 1 + q)
+    ...     print(str(e).split(" (beta=")[0])
+    sqhinge_step on input 'at 0, margin 0, q = 1'
     """
-    _student("step", step)
-    cases = [(0.0, 0.0, 1.0), (0.5, 2.0, 0.5), (0.2, -3.0, 2.0), (3.0, 0.5, 0.1),
-             (0.0, 1.0, 1e-12), (1e3, -1e3, 1e3), (0.0, 5.0, 1e-3), (2.0, 1.0, 0.0),
-             (0.7, 0.3, 1e6), (1e-300, 1.0, 1.0), (4.0, -1.0, 1e-8), (0.1, 1e3, 1.0)]
-    for beta, yz, q in cases:
-        exp = _ref_sqhinge(beta, yz, q)
-        got = float(step(beta, yz, q))
-        if math.isclose(got, exp, rel_tol=1e-12, abs_tol=1e-12 * max(1.0, abs(beta))):
-            continue
-        case = f"step(beta={beta:g}, yz={yz:g}, q={q:g})"
-        with np.errstate(all="ignore"):
-            hinge = min(max(beta + (1 - yz) / q, 0.0), 1.0) if q > 0 else None
-        if hinge is not None and math.isclose(got, hinge, rel_tol=1e-12, abs_tol=1e-15):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: this is the "
-                                 f"hinge loss's step (the squared hinge has no upper bound "
-                                 f"and divides by 1 + q)")
-        if math.isclose(got, beta + (1 - yz - beta) / (1 + q), rel_tol=1e-12, abs_tol=1e-15):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: not projected "
-                                 f"onto beta >= 0")
-        if math.isclose(got, max(beta + (1 - yz) / (1 + q), 0.0), rel_tol=1e-12,
-                        abs_tol=1e-15):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: the conjugate's "
-                                 f"-b²/2 term is missing from the numerator (−β)")
-        raise AssertionError(f"{case} = {got!r}, expected {exp!r}")
-    return f"check_sdca_squared_hinge: all {len(cases)} cases correct."
+    _student("sqhinge_step", sqhinge_step)
+    n = _run_cases("sqhinge_step", PART, sqhinge_step, _sqhinge_cases(),
+                   ("beta", "yz", "q"), _sqhinge_compare)
+    return f"sqhinge_step passed all {n} inputs (error 1e-12)."
 
 
-def _ref_gap(X, y, alpha, sigma):
-    m = X.shape[0]
-    w = X.T @ alpha / (sigma * m)
-    P = 0.5 * sigma * w @ w + np.mean(np.maximum(0.0, 1.0 - y * (X @ w)))
-    D = np.mean(alpha * y) - 0.5 * sigma * w @ w
-    return P - D
-
-
-@_checker_doc("gap", "(X, y, alpha, sigma) -> float", "case")
-def check_duality_gap(gap):
-    """Check ``gap(X, y, alpha, sigma)``: the duality gap P(w(α)) − D(α) of the hinge loss
-    with w(α) = Σ αᵢxᵢ/(σm) and yᵢαᵢ ∈ [0, 1], to a relative 1e-10, and that the inputs are
-    left unmodified.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rlmlib.book.checkers.vr import check_duality_gap
-    >>> def gap(X, y, alpha, sigma):
-    ...     w = X.T @ alpha / (sigma * len(y))
-    ...     P = sigma / 2 * w @ w + np.mean(np.maximum(0, 1 - y * (X @ w)))
-    ...     return P - (np.mean(alpha * y) - sigma / 2 * w @ w)
-    >>> check_duality_gap(gap)
-    'check_duality_gap: all 5 cases correct.'
-    """
-    _student("gap", gap)
+# ------------------------------------------------------------- the duality gap
+def _gap_cases():
     rng = np.random.default_rng(1)
     cases = []
     for m, n, sigma in [(5, 3, 1.0), (40, 6, 1e-2), (30, 4, 1e-6), (8, 2, 1e3)]:
         X = rng.standard_normal((m, n))
         y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-        cases.append((X, y, y * rng.random(m), sigma))
-    cases.append((np.zeros((4, 3)), np.array([1.0, -1, 1, -1]), np.zeros(4), 0.5))
-    for X, y, alpha, sigma in cases:
-        exp = _ref_gap(X, y, alpha, sigma)
-        args = [a.copy() for a in (X, y, alpha)]
-        got = float(gap(*args, sigma))
-        case = f"gap(X of shape {X.shape}, sigma={sigma:g})"
-        if not all(np.array_equal(a, b) for a, b in zip(args, (X, y, alpha))):
-            raise AssertionError(f"{case} modified its inputs")
-        if math.isclose(got, exp, rel_tol=1e-10, abs_tol=1e-12):
-            continue
-        m = X.shape[0]
-        w = X.T @ alpha / (sigma * m)
-        hinge = np.mean(np.maximum(0.0, 1.0 - y * (X @ w)))
-        if math.isclose(got, hinge - np.mean(alpha * y), rel_tol=1e-10, abs_tol=1e-12) or \
-                math.isclose(got, hinge + sigma * w @ w - np.mean(alpha * y) - sigma * w @ w,
-                             rel_tol=1e-10, abs_tol=1e-12):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: the two "
-                                 f"(σ/2)‖w‖² terms cancel instead of adding (D subtracts "
-                                 f"it, so P − D counts it twice)")
-        w2 = X.T @ alpha / m
-        P2 = 0.5 * sigma * w2 @ w2 + np.mean(np.maximum(0.0, 1.0 - y * (X @ w2)))
-        if math.isclose(got, P2 - (np.mean(alpha * y) - 0.5 * sigma * w2 @ w2),
-                        rel_tol=1e-10, abs_tol=1e-12):
-            raise AssertionError(f"{case} = {got:.6g}, expected {exp:.6g}: w(α) lacks "
-                                 f"the factor 1/σ")
-        raise AssertionError(f"{case} = {got!r}, expected {exp!r}")
-    return f"check_duality_gap: all {len(cases)} cases correct."
+        cases.append((f"{m} x {n} gaussian, sigma = {sigma:g}",
+                      (X, y, y * rng.random(m), sigma)))
+    cases.append(("X = 0, alpha = 0", (np.zeros((4, 3)), np.array([1.0, -1, 1, -1]),
+                                       np.zeros(4), 0.5)))
+    X = rng.standard_normal((3, 5))
+    cases.append(("more features than examples (3 x 5)", (X, np.array([1.0, 1.0, -1.0]),
+                                                          np.array([1.0, 0.5, -1.0]), 0.1)))
+    return cases
+
+
+def _gap_compare(got, expected, desc, args, rtol=1e-10):
+    _compare_vectors("gap", got, float(expected), rtol, desc, atol=1e-12)
+
+
+@_checker_doc("gap", "(X, y, alpha, sigma) -> float")
+def check_duality_gap(gap):
+    """Exercise "the duality gap" (Variance reduction, ex-vr-gap).
+
+    ``gap(X, y, alpha, sigma)`` returns the duality gap P(w(alpha)) - D(alpha) of the hinge
+    loss with w(alpha) = sum_i alpha_i x_i / (sigma m) and y_i alpha_i in [0, 1]. Checked
+    to a relative 1e-10 (absolute 1e-12), X, y and alpha left unmodified.
+
+    Examples
+    --------
+    >>> from rlmlib.book.checkers.vr import check_duality_gap
+    >>> try:
+    ...     check_duality_gap(lambda X, y, alpha, sigma: 0.0)
+    ... except AssertionError as e:
+    ...     print(str(e).split(" (X=")[0])
+    gap on input '5 x 3 gaussian, sigma = 1'
+    """
+    _student("gap", gap)
+    n = _run_cases("gap", PART, gap, _gap_cases(), ("X", "y", "alpha", "sigma"),
+                   _gap_compare)
+    return f"gap passed all {n} inputs (relative error 1e-10)."
+
+
+CASES = {"catch_up": _catch_up_cases, "sqhinge_step": _sqhinge_cases, "gap": _gap_cases}
