@@ -468,7 +468,7 @@ SOLVER_CALLS = {
     "sag": dict(sigma=0.1, epochs=3, loss="logistic"),
     "svrg": dict(sigma=0.1, epochs=3, loss="logistic"),
     "lbfgs": dict(sigma=0.1, loss="logistic"),
-    "asgd": dict(sigma=0.1, epochs=3, t0=10.0),
+    "asgd": dict(sigma=0.1, epochs=3),
     "saga": dict(sigma=0.1, epochs=3, loss="logistic"),
     "sdca": dict(sigma=0.1, epochs=3, loss="hinge"),
 }
