@@ -25,7 +25,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student bench record clean env lab
+.PHONY: book test unit html-test book-student bench record clean env lab instructors-env \
+        assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
 # rebuilt when requirements.txt or pyproject.toml change
@@ -39,10 +40,24 @@ $(STAMP): requirements.txt pyproject.toml
 
 env: $(STAMP)
 
+# the instructors' environment (nbgrader, requirements-instructors.txt) on top of .venv: only
+# the targets that write or grade assignments install it (`make test` autogrades one)
+ISTAMP := $(VENV)/.installed-instructors
+$(ISTAMP): $(STAMP) requirements-instructors.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-instructors.txt
+	$(PY) -m pip check
+	touch $@
+
+instructors-env: $(ISTAMP)
+
 # JupyterLab on the chapters: .jupyter/labconfig makes a double-click open a chapter's .md
-# as a notebook (jupytext's viewer; tests/test_lab_viewer.py)
+# as a notebook (jupytext's viewer; tests/test_lab_viewer.py); jupyterlab-myst renders the
+# MyST of the Markdown cells.  As root (containers, CI) JupyterLab needs --allow-root.
+# LAB_FLAGS adds options, e.g. `make lab LAB_FLAGS="--ip=0.0.0.0 --no-browser"`.
+LAB_FLAGS ?=
 lab: $(STAMP)
-	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter $(VENV)/bin/jupyter lab
+	JUPYTER_CONFIG_PATH=$(CURDIR)/.jupyter PYTHONPATH=$(CURDIR) $(VENV)/bin/jupyter lab \
+	  $$(test "$$(id -u)" = 0 && echo --allow-root || true) $(LAB_FLAGS)
 
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)
@@ -57,13 +72,34 @@ book-student: $(STAMP)
 	$(BUILD_ENV) $(JB) build _build/student_src --path-output _build/student $(JBFLAGS)
 	@echo "[book-student] HTML in _build/student/_build/html/index.html"
 
+# ----------------------------------------------------------------------------- coursework
+# nbgrader assignments, one per part, from the code exercises (tools/assignments.py): sources
+# with solutions and hidden tests in _build/course/source, releases in _build/course/release;
+# grade with `cd _build/course && nbgrader autograde <part>` (PYTHONPATH=the repository)
+COURSE := _build/course
+assignments: $(ISTAMP)
+	$(PY) tools/assignments.py $(COURSE)
+	@cd $(COURSE) && for a in source/*/; do a=$$(basename $$a); \
+	  PATH=$(CURDIR)/$(VENV)/bin:$$PATH PYTHONPATH=$(CURDIR) \
+	  $(CURDIR)/$(VENV)/bin/nbgrader generate_assignment $$a --force --log-level=WARN; done
+	@echo "[assignments] sources in $(COURSE)/source, student releases in $(COURSE)/release"
+
+# every part's assignment autograded on sample submissions (`make test` does one)
+assignments-test: $(ISTAMP)
+	RLMLIB_ALL_ASSIGNMENTS=1 $(PY) -m pytest -q tests/test_assignments.py
+
 # ----------------------------------------------------------------------------- tests
-unit: $(STAMP)
+unit: $(STAMP) $(ISTAMP)
 	$(PY) -m pytest -q --ignore=tests/html
 
+# after book-student: the student HTML holds no reference answer (skipped in `unit`);
+# tests/html/test_explorables_browser.py drives JupyterLab and the built pages in Chromium
+# (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
-	$(PY) -m pytest -q tests/html
+	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py
+	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
+	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 
 test: unit book book-student html-test
 

@@ -56,6 +56,7 @@ from .solvers.l1run import l1_objective  # noqa: E402
 from .precond.preconditioner import condition_numbers, precondition  # noqa: E402
 from .solvers.sag import sag  # noqa: E402
 from .solvers.svrg import svrg  # noqa: E402
+from .solvers.asgd import asgd  # noqa: E402  (Convergence part)
 from .core import losses, pnorm  # noqa: E402  (modules the pages use by name)
 
 #: The solver registry, name -> solver: what ``RLMClassifier``, ``book.parallel.sweep`` and the
@@ -66,6 +67,7 @@ SOLVERS = {
     "fiol": fiol, "comid": comid, "isgd": isgd, "sgd_l1": sgd_l1,
     "sag": sag, "svrg": svrg,
     "lbfgs": lbfgs,
+    "asgd": asgd,
 }
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.

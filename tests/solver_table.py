@@ -26,6 +26,7 @@ SOLVER_TABLE = {
     "sag": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
     "svrg": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
     "lbfgs": dict(kwargs=dict(loss="logistic"), steps=None),
+    "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
 }
 
 

@@ -1,4 +1,5 @@
 """tools/student.py removes every solution, both kinds, and nothing else."""
+import re
 import sys
 from pathlib import Path
 
@@ -139,3 +140,145 @@ def test_student_tree_has_every_tracked_file_and_no_solution(tmp_path):
     assert "branch: student" in (tmp_path / "s" / "_config.yml").read_text()
     # the exercises stay
     assert "{exercise}" in (tmp_path / "s" / "chapters/pegasos/index.md").read_text()
+
+
+# ------------------------------------------------------------------ nothing leaks (issue 20)
+ROOT = Path(__file__).resolve().parents[1]
+STUDENT_HTML = ROOT / "_build" / "student" / "_build" / "html"
+#: answers as they were once shown (checker docstrings, reference functions): never in the
+#: student edition, whatever the reference answers' code looks like today
+KNOWN_LEAKS = ["ceil(c * n / d)", "ceil(c*n/d)", "min(1.0, 2.0 * c)", "min(1, 2c)",
+               "1.0 / (2.0 + math.exp(R)", "1.0 / (1.0 + ratio / c",
+               "import corrected_update", "import scheduled_step", "import secant_ratio",
+               "check_grad_conjugate(pnorm.grad_conjugate)",
+               "check_sort_step(lambda w, x, y, eta, sigma: fiol_step"]
+#: the library's own functions that compute an answer (instructors/exercises.py "twins"):
+#: the library needs them; the grading refuses a submission that calls or copies them
+TWIN_FILES = {"rlmlib/core/pnorm.py", "rlmlib/solvers/fiol.py",
+              "rlmlib/precond/preconditioner.py"}
+
+
+#: lines of a reference that the exercise's statement or the algorithm box gives
+GIVEN = {"eta = 1.0 / (sigma * (t + t0))"}
+
+
+def _norm(line):
+    return " ".join(line.split())
+
+
+def distinctive_lines():
+    """{reference function: its code lines that would identify a copy} of every reference
+    answer (instructors/reference), plus KNOWN_LEAKS."""
+    import inspect
+    import textwrap
+
+    from instructors.exercises import functions, reference
+
+    out = {}
+    for _, f in functions():
+        src = textwrap.dedent(inspect.getsource(reference(f)))
+        lines = [_norm(ln.split("#")[0]) for ln in src.splitlines()[1:]]
+        out[f.name] = [ln for ln in lines if len(ln) >= 22 and ln not in GIVEN]
+        assert out[f.name] or f.name == "rate_exponent", f.name
+    out["known leaks"] = [_norm(s) for s in KNOWN_LEAKS]
+    return out
+
+
+@pytest.fixture(scope="module")
+def student_tree(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("student") / "tree"
+    student.make_student_tree(ROOT, dest)
+    return dest
+
+
+def test_student_tree_leaves_out_the_instructors_material(student_tree):
+    assert (ROOT / "instructors" / "grading").is_dir()
+    assert not (student_tree / "instructors").exists()
+    assert not (student_tree / "requirements-instructors.txt").exists()
+    for py in student_tree.rglob("*.py"):
+        assert not student.IMPORTS_INSTRUCTORS.search(py.read_text(errors="replace")), py
+    assert not (student_tree / "tests").exists()
+    assert (student_tree / "rlmlib" / "book" / "checkers" / "expected.json").is_file()
+
+
+def test_no_reference_answer_in_the_student_sources(student_tree):
+    found = []
+    leaks = distinctive_lines()
+    for path in student_tree.rglob("*"):
+        rel = path.relative_to(student_tree).as_posix()
+        if not path.is_file() or rel in TWIN_FILES or path.suffix not in (
+                ".py", ".md", ".txt", ".yml", ".json", ".cfg", ".toml", ".ipynb", ""):
+            continue
+        text = _norm(path.read_text(encoding="utf8", errors="replace"))
+        found += [(rel, name, ln) for name, lines in leaks.items() for ln in lines
+                  if ln in text]
+    assert not found, found[:10]
+
+
+def test_the_leak_search_finds_a_leak(student_tree, tmp_path):
+    """The search above fails on a tree that holds an answer (a test that cannot fail is a
+    defect): the main sources hold every solution."""
+    text = _norm((ROOT / "chapters" / "sgdqn" / "index.md").read_text(encoding="utf8"))
+    hits = [ln for lines in distinctive_lines().values() for ln in lines if ln in text]
+    assert len(hits) >= 5
+
+
+def test_no_reference_answer_in_the_student_html():
+    if not (STUDENT_HTML / "index.html").exists():
+        pytest.skip(f"the student HTML is not built ({STUDENT_HTML} is absent): run "
+                    "`make book-student` (`make test` builds it before the HTML tests)")
+    import html as html_mod
+
+    leaks = distinctive_lines()
+    found = []
+    for page in STUDENT_HTML.rglob("*.html"):
+        raw = page.read_text(encoding="utf8", errors="replace")
+        text = _norm(html_mod.unescape(re.sub(r"<[^>]+>", "", raw)))
+        found += [(page.name, name, ln) for name, lines in leaks.items() for ln in lines
+                  if ln in text]
+    assert not found, found[:10]
+    api = (STUDENT_HTML / "api.html").read_text(encoding="utf8")
+    assert "check_grad_conjugate" in api and "rlmlib.core.pnorm.grad_conjugate" not in api
+
+
+def test_every_code_exercise_has_an_empty_marked_answer_cell(student_tree):
+    for page in ("chapters/sgdqn/index.md", "chapters/pegasos/index.md",
+                 "chapters/fiol/index.md", "chapters/precond/index.md",
+                 "chapters/foundations/sgd.md"):
+        src = (ROOT / page).read_text(encoding="utf8")
+        out = (student_tree / page).read_text(encoding="utf8")
+        n_code = len({m for m in re.findall(r":label: (ex-[\w-]+)", src)
+                      if student._answer_cell(m, _exercise_body(src, m))})
+        assert n_code >= 1
+        assert out.count("# YOUR ANSWER to exercise") == n_code, page
+    out = (student_tree / "chapters/sgdqn/index.md").read_text(encoding="utf8")
+    cell = out.split("# YOUR ANSWER to exercise ex-qn-schedule")[1].split("```")[0]
+    assert "check_scheduled_step" in cell and "def " not in cell
+
+
+def _exercise_body(src, label):
+    i = src.index(f":label: {label}")
+    return src[i:src.index("\n```", i)]
+
+
+def test_the_student_edition_describes_itself(student_tree):
+    intro = (student_tree / "intro.md").read_text(encoding="utf8")
+    assert "each solution follows its exercise, folded" not in intro
+    assert "This is the *student edition*" in intro and "edition:" not in intro
+    assert "opens the `main` branch" not in intro
+    main_intro = (ROOT / "intro.md").read_text(encoding="utf8")
+    assert "each solution follows its exercise, folded" in main_intro
+    instr = (student_tree / "instructors.md").read_text(encoding="utf8")
+    assert "Solutions follow their exercises" not in instr and "student edition" in instr
+    api = (student_tree / "api.md").read_text(encoding="utf8")
+    assert "rlmlib.core.pnorm.grad_conjugate" not in api
+    assert "rlmlib.core.pnorm.grad_conjugate" in (ROOT / "api.md").read_text(encoding="utf8")
+    assert "rlmlib.book.checkers.check_scaled_step" in api
+
+
+def test_student_sources_for_the_html_get_the_same_treatment(tmp_path):
+    student.make_student_sources(ROOT, tmp_path / "s")
+    intro = (tmp_path / "s" / "intro.md").read_text(encoding="utf8")
+    assert "This is the *student edition*" in intro
+    assert "# YOUR ANSWER" in (tmp_path / "s" / "chapters/sgdqn/index.md").read_text()
+    assert not (tmp_path / "s" / "instructors").exists()

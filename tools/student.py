@@ -17,6 +17,21 @@ copied with both kinds of solution cut out of every Markdown page:
 * a gated solution: from the `{solution-start}` directive to the closing fence of the
   `{solution-end}` directive, code cells in between included.
 
+and with what else would show an answer, or describe the wrong edition, changed:
+
+* the instructors' material is left out: `instructors/` (reference answers, hidden
+  grading tests, typical mistakes), `requirements-instructors.txt`, the tools that import
+  it (tools/assignments.py), and `tests/` (the library's tests transcribe answers in NumPy
+  as references: soft thresholding, the mirror map, ...);
+* after every code exercise (one that names a checker `rlmlib.book.checkers...check_*`) an
+  empty answer cell, marked `# YOUR ANSWER`, where the student writes the function and runs
+  its checker;
+* text written for one edition: between `<!-- edition:main -->` and `<!-- edition:student`
+  the main edition's text, then (inside that HTML comment, invisible in the main edition)
+  the student edition's text up to `edition:end -->`; the student copy keeps the second;
+* api.md loses the entries of library functions that compute an exercise's answer
+  (API_HIDDEN).
+
 `make book-student` builds the copy with the normal strict build.
 """
 from __future__ import annotations
@@ -81,6 +96,92 @@ def strip_solutions(text: str, name: str = "<text>") -> str:
 
 STUDENT_BRANCH = "student"
 
+#: what the student edition leaves out (paths relative to the root; a directory drops all it
+#: holds) and, besides, every tracked .py file that imports the instructors' material
+LEFT_OUT = ("instructors/", "requirements-instructors.txt",
+            "tests/")   # the library's tests transcribe answers (soft thresholding ...)
+IMPORTS_INSTRUCTORS = re.compile(r"^\s*(from|import)\s+instructors\b", re.M)
+
+#: library functions that compute an exercise's answer (instructors/exercises.py "twins"):
+#: the library needs them, the student edition's API page does not show them
+API_HIDDEN = ("rlmlib.core.pnorm.grad_conjugate", "rlmlib.core.pnorm.r_conjugate",
+              "fiol_step", "rlmlib.precond.numerical_rank", "rlmlib.precond.logistic_beta")
+
+EDITION = re.compile(r"^<!-- edition:main -->\n(?P<main>.*?)^<!-- edition:student\n"
+                     r"(?P<student>.*?)^edition:end -->\n", re.M | re.S)
+CHECKER = re.compile(r"rlmlib\.book\.checkers\.(?:(\w+)\.)?(check_\w+)")
+
+
+def left_out(rel: str, text: str | None = None) -> bool:
+    """Whether the student edition leaves the tracked file `rel` out."""
+    if any(rel == p or (p.endswith("/") and rel.startswith(p)) for p in LEFT_OUT):
+        return True
+    return rel.endswith(".py") and text is not None and bool(IMPORTS_INSTRUCTORS.search(text))
+
+
+def student_editions(text: str) -> str:
+    """Keep the student edition's text of every `edition:` block."""
+    return EDITION.sub(lambda m: m["student"], text)
+
+
+def _answer_cell(label: str, body: str) -> str:
+    names = []
+    for module, check in dict.fromkeys(CHECKER.findall(body)):
+        if check == "check_":
+            continue
+        names.append((module or "", check))
+    if not names:
+        return ""
+    lines = [f"# YOUR ANSWER to exercise {label}: write your function here, then run"]
+    for module, check in names:
+        mod = f"rlmlib.book.checkers{'.' + module if module else ''}"
+        lines += [f"#   from {mod} import {check}", f"#   print({check}(<your function>))"]
+    return "```{code-cell} ipython3\n" + "\n".join(lines) + "\n```\n\n"
+
+
+def add_answer_cells(text: str) -> str:
+    """After every code exercise (one naming a checker) an empty answer cell, marked."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m and m["name"] == "exercise":
+            j = _skip_directive(lines, i, m["fence"])
+            body = "".join(lines[i:j])
+            out.extend(lines[i:j])
+            label = next((ln.split(":", 2)[2].strip() for ln in lines[i:j]
+                          if ln.strip().startswith(":label:")), "")
+            cell = _answer_cell(label, body)
+            if cell:
+                out.append("\n" + cell)
+            i = j
+            continue
+        out.append(lines[i])
+        i += 1
+    return "".join(out)
+
+
+def hide_api_entries(text: str) -> str:
+    """api.md without the entries of API_HIDDEN."""
+    keep = []
+    for line in text.splitlines(keepends=True):
+        s = line.strip()
+        if s.startswith(".. autofunction::") and s.split("::", 1)[1].strip() in API_HIDDEN:
+            continue
+        keep.append(line)
+    return "".join(keep)
+
+
+def student_page(text: str, name: str) -> str:
+    """A Markdown page of the student edition."""
+    text = strip_solutions(text, name)
+    text = student_editions(text)
+    text = add_answer_cells(text)
+    if Path(name).name == "api.md":
+        text = hide_api_entries(text)
+    return text
+
 
 def student_config(text: str) -> str:
     """_config.yml of the student edition: its title says so, and its launch buttons point
@@ -109,9 +210,12 @@ def make_student_tree(src: Path, dest: Path) -> list[Path]:
         s, d = src / rel, dest / rel
         if not s.is_file():
             continue
+        text = s.read_text(encoding="utf8", errors="replace") if rel.endswith(".py") else None
+        if left_out(rel, text):
+            continue
         d.parent.mkdir(parents=True, exist_ok=True)
         if rel.endswith(".md") and rel not in ("README.md", "DESIGN.md"):
-            d.write_text(strip_solutions(s.read_text(encoding="utf8"), rel), encoding="utf8")
+            d.write_text(student_page(s.read_text(encoding="utf8"), rel), encoding="utf8")
             written.append(d)
         elif rel == "_config.yml":
             d.write_text(student_config(s.read_text(encoding="utf8")), encoding="utf8")
@@ -121,7 +225,7 @@ def make_student_tree(src: Path, dest: Path) -> list[Path]:
 
 
 #: copied (Markdown filtered), with every top-level page; what else the build needs is symlinked
-COPIED = ["_config.yml", "_toc.yml", "references.bib", "chapters", "_static"]
+COPIED = ["_config.yml", "_toc.yml", "references.bib", "chapters", "_static", "course.yml"]
 LINKED = ["tools", "data", "rlmlib", "benchmarks"]
 
 
@@ -141,7 +245,7 @@ def make_student_sources(src: Path, dest: Path) -> list[Path]:
         elif s.is_file():
             shutil.copy2(s, dest / entry)
     for md in sorted(dest.rglob("*.md")):
-        md.write_text(strip_solutions(md.read_text(encoding="utf8"), str(md)), encoding="utf8")
+        md.write_text(student_page(md.read_text(encoding="utf8"), str(md)), encoding="utf8")
         written.append(md)
     for entry in LINKED:
         if (src / entry).exists():

@@ -85,6 +85,42 @@ def _wait_for_mathjax(browser, timeout=30):
     return browser.execute_async_script(script)
 
 
+# MathJax reports a TeX error in two ways: an <mjx-merror> (a syntax error such as a missing
+# brace), and, through its `noundefined` extension, an unknown macro such as `\langleg`
+# typeset as red text with no merror at all.  Both count.  A display equation (div.math)
+# is too wide when its typeset formula plus its equation number need more than the width of
+# the block that holds it (the text column, or a proof box inside it): at the test's window
+# of 1280 px it would be cut off or scroll sideways.
+MATH_PROBLEMS_JS = """
+  for (const d of document.querySelectorAll('details')) d.open = true;   // folded solutions
+  const errors = [], wide = [];
+  const tex = e => {                                 // the TeX source, for the message
+    const m = e.closest('div.math, span.math') || e;
+    const items = MathJax.startup.document.getMathItemsWithin(m);
+    return (items.length ? items[0].math : m.textContent).trim().slice(0, 80);
+  };
+  for (const c of document.querySelectorAll('mjx-container')) {
+    for (const e of c.querySelectorAll('mjx-merror, [data-mjx-error]'))
+      errors.push('error ' + (e.getAttribute('data-mjx-error') || '') + ': ' + tex(c));
+    for (const e of c.querySelectorAll('[style*="color"]'))
+      if (getComputedStyle(e).color === 'rgb(255, 0, 0)') {
+        errors.push('undefined macro ' + e.textContent + ': ' + tex(c));
+        break;
+      }
+  }
+  for (const d of document.querySelectorAll('div.math')) {
+    const m = d.querySelector('mjx-container mjx-math');
+    if (!m || d.offsetParent === null) continue;        // not typeset, or hidden (folded)
+    const eqno = d.querySelector('.eqno');
+    const need = m.getBoundingClientRect().width
+                 + (eqno ? eqno.getBoundingClientRect().width : 0);
+    const have = d.clientWidth;
+    if (need > have + 1) wide.push([Math.round(need), have, tex(d)]);
+  }
+  return [errors, wide];
+"""
+
+
 def _console_errors(browser):
     return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -102,9 +138,10 @@ def test_page(browser, server, page):
               .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80));
         """)
         assert not untypeset, f"{page}: equations not typeset: {untypeset[:5]}"
-        errors = browser.execute_script(
-            "return Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent)")
-        assert not errors, f"{page}: MathJax errors: {errors}"
+        errors, wide = browser.execute_script(MATH_PROBLEMS_JS)
+        assert not errors, f"{page}: MathJax errors: {errors[:5]}"
+        assert not wide, (f"{page}: {len(wide)} display equations wider than the text "
+                          f"column at 1280 px (needed / available px, TeX): {wide[:5]}")
     # raw TeX delimiters left in the prose (code blocks excluded) mean a formula was missed
     raw = browser.execute_script("""
         const w = document.createTreeWalker(document.querySelector('main') || document.body,

@@ -1,26 +1,91 @@
-"""What every exercise checker shares: calling the student's function, describing inputs,
-comparing results with messages that name the input, the coordinate and the size of the error.
+"""What every exercise checker shares (DESIGN.md, "Exercise checkers"): calling the student's
+function, describing inputs, the expected values of the fixed cases, and comparisons whose
+messages name the input, the coordinate and the size of the error.
+
+A self-check holds no answer: its cases are inputs written here and expected values read
+from ``expected.json`` (numbers written by the instructors' tool ``python -m
+instructors.expected`` from the reference answers), plus properties every answer has.
+A cause (overflow, underflow) is named only when a second call proves it: the student's
+function is right on the same input scaled to moderate magnitudes (``probe``).
 """
+import functools
+import json
 import math
+import warnings
+from pathlib import Path
 
 import numpy as np
+
+EXPECTED_FILE = Path(__file__).with_name("expected.json")
+
+
+@functools.lru_cache(maxsize=1)
+def _expected_table():
+    return json.loads(EXPECTED_FILE.read_text(encoding="utf8"))
+
+
+def _expected(part, name, label):
+    """The expected value of case ``label`` of ``part``'s checker ``name`` (a float, an int,
+    or a list for arrays and pairs)."""
+    try:
+        return _expected_table()[part][name][label]
+    except KeyError as e:
+        raise KeyError(f"expected.json has no value for {part}.{name} case {label!r}: run "
+                       "`python -m instructors.expected` after changing a case") from e
 
 
 def _describe(x, limit=6):
     a = np.asarray(x)
     if a.ndim == 0:
         return f"{float(a):.6g}"
+    if a.ndim > 1:
+        return f"array of shape {a.shape}"
     body = ", ".join(f"{v:.4g}" for v in a[:limit])
     return f"[{body}{', ...' if a.size > limit else ''}] (length {a.size})"
 
 
+def _show(a):
+    """An argument as a message shows it (arrays summarized, numpy scalars plain)."""
+    if isinstance(a, np.ndarray):
+        return _describe(a)
+    if isinstance(a, (float, np.floating)):
+        return repr(float(a))
+    if isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+        return repr(int(a))
+    if isinstance(a, list) and len(a) > 6:
+        return _describe(np.asarray(a, dtype=float))
+    return repr(a)
+
+
 def _call(name, label, func, *args):
-    """func(*args); an exception of the reader's code becomes an AssertionError naming the
-    input (a ZeroDivisionError or an OverflowError is a finding, not a crash)."""
+    """func(*args); an exception of the student's code becomes an AssertionError saying so,
+    with the input (a ZeroDivisionError or an OverflowError is a finding, not a crash)."""
     try:
-        return func(*args)
-    except Exception as e:  # noqa: BLE001 - any error of the reader's code is reported
-        raise AssertionError(f"{name} on input {label} raised {type(e).__name__}: {e}") from e
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")       # a RuntimeWarning is not the finding
+            return func(*args)
+    except Exception as e:  # noqa: BLE001 - any error of the student's code is reported
+        raise AssertionError(f"{name} on input {label}: your function raised "
+                             f"{type(e).__name__}: {e}") from e
+
+
+def _snapshot(args):
+    """Copies of the array arguments, to check afterwards that they were left unmodified."""
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
+
+
+def _unmodified(name, label, args, before, names, allowed=()):
+    """AssertionError if the student's function changed an input array in place."""
+    for arg, old, argname in zip(args, before, names):
+        if old is None or argname in allowed:
+            continue
+        changed = ~((arg == old) | (np.isnan(arg) & np.isnan(old)))
+        if changed.any():
+            i = int(np.flatnonzero(changed.reshape(-1))[0])
+            raise AssertionError(
+                f"{name} on input {label}: your function modified its input {argname} in "
+                f"place (entry {i} changed from {old.reshape(-1)[i]:.17g} to "
+                f"{arg.reshape(-1)[i]:.17g}); work on a copy")
 
 
 def _where(scalar, i):
@@ -32,10 +97,11 @@ def _checker_doc(student, signature, what="input"):
     """Decorator: the numpydoc sections every checker shares (Parameters, Returns, Raises),
     inserted before the Examples of the checker's own docstring."""
     sections = (f"Parameters\n----------\n{student} : callable{signature}\n"
-                f"    The reader's function.\n\n"
+                f"    The student's function.\n\n"
                 f"Returns\n-------\nstr\n    A one-line message when every {what} passes.\n\n"
-                f"Raises\n------\nAssertionError\n    Naming the first input that fails and "
-                f"what is wrong (the size of the error,\n    or its likely cause).\n\n")
+                f"Raises\n------\nAssertionError\n    Naming the first input that fails, the "
+                f"coordinate and the size of the error\n    (or the exception your function "
+                f"raised).\nTypeError\n    If ``{student}`` is not callable.\n\n")
 
     def decorate(f):
         doc = f.__doc__
@@ -47,7 +113,7 @@ def _checker_doc(student, signature, what="input"):
 
 
 def _student(name, f):
-    """The reader's function must be callable (TypeError naming it otherwise)."""
+    """The student's function must be callable (TypeError naming it otherwise)."""
     if not callable(f):
         raise TypeError(f"{name} must be a function (the one the exercise asks for), got "
                         f"{f!r} of type {type(f).__name__}")
@@ -55,58 +121,135 @@ def _student(name, f):
 
 
 def _as_real(name, got, case):
-    """The reader's result as a float64 array; strings, None and other non-numbers are an
+    """The student's result as a float64 array; strings, None and other non-numbers are an
     AssertionError (numpy would turn '1.5' into 1.5 silently)."""
-    a = np.asarray(got) if not isinstance(got, (str, bytes)) else np.asarray([got])
+    if isinstance(got, (str, bytes)) or got is None:
+        raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r}")
+    try:
+        a = np.asarray(got)
+    except (TypeError, ValueError) as e:
+        raise AssertionError(f"{name} on input {case}: expected real numbers, got "
+                             f"{got!r}") from e
     if a.dtype.kind not in "biuf":
         raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r} "
                              f"(dtype {a.dtype})")
     return a.astype(np.float64)
 
 
-def _compare_vectors(name, got, expected, rtol, case):
+def _compare_vectors(name, got, expected, rtol, case, probe=None, atol=0.0):
     """Compare ``got`` with ``expected`` (an array, or a scalar for a scalar result) to
-    relative accuracy ``rtol``; raise AssertionError naming the input, the coordinate and the
-    likely cause (overflow, underflow) otherwise."""
+    relative accuracy ``rtol`` (plus ``atol``); raise AssertionError naming the input, the
+    coordinate and the size of the error otherwise. ``probe()``, when given, tells whether
+    the student's function is right on the same input scaled to moderate magnitudes
+    (``_cause``): only then is the error diagnosed as underflow or overflow."""
     if np.ndim(expected) == 0:
-        if np.ndim(got) != 0:
+        if np.ndim(got) != 0 and np.size(got) != 1:
             raise AssertionError(f"{name} on input {case}: expected a number, got an array "
                                  f"of shape {np.shape(got)}")
         got_f = float(_as_real(name, got, case).reshape(-1)[0])
         return _compare_arrays(name, np.array([got_f]), np.array([float(expected)]), rtol,
-                               case, scalar=True)
-    return _compare_arrays(name, got, expected, rtol, case)
+                               case, True, probe, atol)
+    return _compare_arrays(name, got, expected, rtol, case, False, probe, atol)
 
 
-def _compare_arrays(name, got, expected, rtol, case, scalar=False):
-    expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
+def _cause(probe):
+    """The cause of a wrong result, when ``probe()`` proves it: ``probe()`` returns the power
+    of two k by which it scaled the input when the student's function is right on the
+    scaled input (None otherwise). Right when scaled down (k < 0): an intermediate
+    overflowed; right when scaled up (k > 0): one underflowed. Otherwise no cause is named."""
+    if probe is None:
+        return ""
     try:
-        got = np.atleast_1d(_as_real(name, got, case))
-    except (TypeError, ValueError) as e:
-        raise AssertionError(f"{name} on input {case}: expected real numbers, got {got!r}") from e
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            k = probe()
+    except Exception:  # noqa: BLE001 - a probe that fails proves nothing
+        k = None
+    if not k:
+        return ""
+    if k < 0:
+        return (f" - overflow: your function is right on the same input scaled down by 2^{-k}"
+                ", so an intermediate exceeded the largest double")
+    return (f" - underflow: your function is right on the same input scaled up by 2^{k}, so "
+            "an intermediate fell below the smallest normal double")
+
+
+def _compare_arrays(name, got, expected, rtol, case, scalar=False, probe=None, atol=0.0):
+    expected = np.atleast_1d(np.asarray(expected, dtype=np.float64))
+    got = np.atleast_1d(_as_real(name, got, case))
     if got.shape != expected.shape:
         raise AssertionError(f"{name} on input {case}: expected an array of shape "
                              f"{expected.shape}, got shape {got.shape}")
-    bad = ~np.isfinite(got)
+    shape = expected.shape
+    if expected.ndim > 1:                      # a matrix: report entries as (row, column)
+        got, expected = got.ravel(), expected.ravel()
+
+    def where(scalar, i):
+        if len(shape) > 1:
+            return f"entry {tuple(int(j) for j in np.unravel_index(i, shape))}"
+        return _where(scalar, i)
+    bad = ~np.isfinite(got) & np.isfinite(expected)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        cause = ("overflow: an intermediate exceeded the largest double" if np.isinf(got[i])
-                 else "0/0, inf/inf or 0*inf: often an intermediate that overflowed to inf "
-                 "or underflowed to 0")
-        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is {got[i]} "
-                             f"(not finite), expected {expected[i]:.17g} - {cause}")
-    under = (got == 0) & (np.abs(expected) > 1e-300)
+        cause = _cause(probe)
+        raise AssertionError(f"{name} on input {case}: {where(scalar, i)} is {got[i]} "
+                             f"(not finite), expected {expected[i]:.17g}{cause}")
+    under = (got == 0) & (expected != 0)
     if under.any():
         i = int(np.flatnonzero(under)[0])
-        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is 0, expected "
-                             f"{expected[i]:.17g} - underflow: an intermediate fell below the "
-                             "smallest double and was rounded to 0")
+        cause = _cause(probe)
+        raise AssertionError(f"{name} on input {case}: {where(scalar, i)} is 0, expected "
+                             f"{expected[i]:.17g} (relative error 1){cause}")
     scale = np.abs(expected)
-    err = np.abs(got - expected)
-    tol = rtol * scale + 1e-300
-    if np.any(err > tol):
-        i = int(np.argmax(err / tol))
+    same = (got == expected) | (np.isnan(got) & np.isnan(expected))
+    err = np.where(same, 0.0, np.abs(got - expected))
+    tol = rtol * scale + atol
+    over = err > tol
+    if over.any():
+        ratio = np.where(over, err / np.maximum(tol, 1e-300), 0.0)
+        i = int(np.argmax(ratio))
         rel = err[i] / scale[i] if scale[i] > 0 else math.inf
-        raise AssertionError(f"{name} on input {case}: {_where(scalar, i)} is "
-                             f"{got[i]:.17g}, expected {expected[i]:.17g} (relative error "
-                             f"{rel:.3g}, allowed {rtol:g})")
+        allowed = (f"relative {rtol:g}" if rtol else "") + (" + " if rtol and atol else "") \
+            + (f"absolute {atol:.3g}" if atol else "")
+        raise AssertionError(f"{name} on input {case}: {where(scalar, i)} is "
+                             f"{got[i]:.17g}, expected {expected[i]:.17g} (error "
+                             f"{err[i]:.3g}{f', relative {rel:.3g}' if scale[i] > 0 else ''}"
+                             f"; allowed {allowed or 0})"
+                             f"{_cause(probe)}")
+
+
+def _run_cases(name, part, student, cases, argnames, compare, allowed=()):
+    """Run ``student`` on every fixed case ``(label, args)`` of ``part``'s checker ``name``:
+    an exception is reported as the student's, an input modified in place is an error (but
+    those in ``allowed``), and ``compare(got, expected, desc, args)`` judges the result."""
+    for label, args in cases:
+        desc = f"'{label}' (" + ", ".join(
+            f"{n}={_show(a)}" for n, a in zip(argnames, args)) + ")"
+        before = _snapshot(args)
+        got = _call(name, desc, student, *args)
+        _unmodified(name, desc, args, before, argnames, allowed)
+        compare(got, _expected(part, name, label), desc, args)
+    return len(cases)
+
+
+def _pair(name, got, desc):
+    """The student's result must be a pair (a tuple or a list of two)."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        raise AssertionError(f"{name} on input {desc}: expected a pair, got "
+                             f"{type(got).__name__}")
+    return got
+
+
+def _integer(name, got, expected, desc, what="the value"):
+    """``got`` must be an integer (int, numpy integer, or a float with an integral value)
+    equal to ``expected``; the message gives the difference."""
+    if isinstance(got, (bool, np.bool_)) or not isinstance(
+            got, (int, np.integer, float, np.floating)):
+        raise AssertionError(f"{name} on input {desc}: expected an integer for {what}, got "
+                             f"{got!r} of type {type(got).__name__}")
+    if isinstance(got, (float, np.floating)) and not float(got).is_integer():
+        raise AssertionError(f"{name} on input {desc}: {what} is {got!r}, not an integer "
+                             f"(expected {expected}; off by {float(got) - expected:+.3g})")
+    if got != expected:
+        raise AssertionError(f"{name} on input {desc}: {what} is {got!r}, expected "
+                             f"{expected} (off by {got - expected:+g})")

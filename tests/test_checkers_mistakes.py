@@ -1,0 +1,221 @@
+"""Self-checks (rlmlib.book.checkers) and hidden graders (instructors/grading) of every
+checked code exercise: the reference answers pass both; every typical wrong answer of
+instructors/mistakes.py is rejected by the grader, and every one but a call or copy of the
+library's twin by the self-check too; the messages name the input, the coordinate and the
+size of the error, name a cause only when it is proven, and report the student's
+exceptions as such. (Not in the student edition: it imports the instructors' material.)
+
+`pytest -s tests/test_checkers_mistakes.py -k report` prints the table of mistakes tried
+and rejected per checker.
+"""
+import re
+
+import numpy as np
+import pytest
+
+from instructors import expected as expected_tool
+from instructors.exercises import functions, grader, checker, reference
+from instructors.grading import common
+from instructors.mistakes import MISTAKES, load, source
+from rlmlib.book.checkers import fiol, pegasos, precond, sgdqn
+
+FUNCS = {f.name: f for _, f in functions()}
+#: where a message says what is wrong: a coordinate (or the value, a matrix entry, the
+#: count) with the value found and expected, the student's exception, an input changed in
+#: place, the wrong type or shape, or the library's function used
+LOCATED = re.compile(r"on input .*(coordinate \d+ is .*expected|the value is .*expected|"
+                     r"entry \(\d+, \d+\) is .*expected|count_new is|your function raised|"
+                     r"modified its input|expected an? (array|number|integer|int|pair|real)|"
+                     r"returned k=\d+ with modelled time|the new scale)|library")
+
+
+def test_expected_values_are_in_sync_with_the_references():
+    from rlmlib.book.checkers.base import EXPECTED_FILE
+
+    assert EXPECTED_FILE.read_text(encoding="utf8") == expected_tool.dumps(
+        expected_tool.table()), "run python -m instructors.expected"
+
+
+def test_every_exercise_has_a_checker_grader_reference_and_mistakes():
+    for name, f in FUNCS.items():
+        assert callable(checker(f)) and callable(grader(f)) and callable(reference(f))
+        assert len(MISTAKES[name]) >= 8, name
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_reference_passes_self_check_and_grader(name):
+    f = FUNCS[name]
+    assert checker(f)(reference(f))
+    for seed in (0, 1):
+        assert f"seed {seed}" in grader(f)(reference(f), seed=seed)
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_every_typical_mistake_is_rejected(name):
+    f = FUNCS[name]
+    for kind, what, spec in MISTAKES[name]:
+        with pytest.raises(AssertionError) as e:
+            grader(f)(load(name, spec), seed=3)
+        msg = str(e.value)
+        assert name.split("_")[0] in msg or "bound" in msg, (kind, what, msg)
+        assert LOCATED.search(msg), (kind, what, msg)
+        if kind != "library":          # only the grader can see a call of the library
+            with pytest.raises(AssertionError) as e:
+                checker(f)(load(name, spec))
+            assert LOCATED.search(str(e.value)), (kind, what, str(e.value))
+
+
+def test_report(capsys):
+    """The table of the report: mistakes tried and rejected per checker."""
+    rows = []
+    for name, f in FUNCS.items():
+        tried = len(MISTAKES[name])
+        by_self = by_grader = 0
+        for _, _, spec in MISTAKES[name]:
+            try:
+                checker(f)(load(name, spec))
+            except AssertionError:
+                by_self += 1
+            try:
+                grader(f)(load(name, spec), seed=5)
+            except AssertionError:
+                by_grader += 1
+        rows.append((f.checker, tried, by_self, by_grader))
+    with capsys.disabled():
+        print("\nchecker                   tried  self-check  grader")
+        for r in rows:
+            print(f"{r[0]:25s} {r[1]:5d} {r[2]:11d} {r[3]:7d}")
+        print(f"{'total':25s} {sum(r[1] for r in rows):5d} {sum(r[2] for r in rows):11d} "
+              f"{sum(r[3] for r in rows):7d}")
+    assert all(r[3] == r[1] for r in rows)
+
+
+# ----------------------------------------------------------------------------- messages
+def test_count_off_by_0_9_is_rejected_with_its_size():
+    with pytest.raises(AssertionError, match=r"count_new is 2\.9, not an integer "
+                                             r"\(expected 2; off by \+0\.9\)"):
+        sgdqn.check_scheduled_step(load("scheduled_step",
+                                        [("count -= 1", "count -= 0.1")]))
+
+
+def test_sort_step_and_logistic_inverse_give_coordinate_and_size():
+    wrong = load("step", [("s = (A - y) / (1 + C)", "s = (A + y) / (1 + C)")])
+    with pytest.raises(AssertionError, match=r"step on input 'sigma = 0' \(w=.*\): "
+                                             r"coordinate \d is -?[\d.e+-]+, expected "
+                                             r"-?[\d.e+-]+ \(error [\d.e+-]+"):
+        fiol.check_sort_step(wrong)
+    with pytest.raises(AssertionError, match=r"logistic_inverse on input s=-0\.999999999999, "
+                                             r"y=1\.0: the value is -27\.63093.*expected "
+                                             r"-27\.631043.*\(error 0\.000111, relative "
+                                             r"4\.02e-06"):
+        fiol.check_logistic_inverse(load("logistic_inverse", MISTAKES["logistic_inverse"][1][2]))
+
+
+def test_underflow_is_named_only_when_proven():
+    # a simply wrong 0: no cause named
+    with pytest.raises(AssertionError) as e:
+        pegasos.check_grad_conjugate(lambda theta, p: np.zeros_like(theta))
+    assert "is 0, expected" in str(e.value) and "flow" not in str(e.value)
+    # |theta|^q underflows at 1e-200: right on the same input scaled up, so underflow
+    naive = load("grad_conjugate", MISTAKES["grad_conjugate"][3][2])
+    with pytest.raises(AssertionError, match=r"'p=1\.3, \|theta_i\| about 1e-200'.*"
+                                             r"underflow: your function is right on the same "
+                                             r"input scaled up by 2\^\d+"):
+        pegasos.check_grad_conjugate(naive)
+    # c + ratio overflows to inf and c/inf = 0: a 0 caused by overflow, said so
+    with pytest.raises(AssertionError, match=r"the value is 0, expected 1\.1.*overflow: your "
+                                             r"function is right on the same input scaled "
+                                             r"down"):
+        precond.check_numerical_rank(load("gamma", MISTAKES["gamma"][0][2]))
+    # 1e300 and 1e-300 in one vector: no common moderate scale, so no cause is claimed
+    mixed = load("grad_conjugate", MISTAKES["grad_conjugate"][4][2])
+    with pytest.raises(AssertionError, match=r"1e300 and 1e-300 in one vector.*coordinate 1 "
+                                             r"is 0, expected -8\.6\d*e-307 \(relative error "
+                                             r"1\)$"):
+        pegasos.check_grad_conjugate(mixed)
+
+
+def test_a_students_exception_is_reported_as_such():
+    def raises(theta, p):
+        raise ValueError("p must be > 1")
+
+    with pytest.raises(AssertionError, match=r"your function raised ValueError: p must be > 1"):
+        pegasos.check_grad_conjugate(raises)
+    with pytest.raises(AssertionError, match=r"your function raised ValueError: math domain "
+                                             r"error"):
+        fiol.check_logistic_inverse(load("logistic_inverse", [("t = s * y", "t = s")]))
+
+
+def test_inputs_modified_in_place_are_named():
+    with pytest.raises(AssertionError, match=r"modified its input w in place \(entry 0 "):
+        sgdqn.check_scheduled_step(load("scheduled_step", [("w = w * (1 - skip / (t + t0))",
+                                                            "w *= (1 - skip / (t + t0))")]))
+
+
+def test_both_orders_of_the_corrected_updates_conditions_are_separated():
+    wrong = load("corrected_update", [("r[on & (diffw == 0)] = 100 * sigma",
+                                       "r[diffw == 0] = 100 * sigma")])
+    with pytest.raises(AssertionError, match=r"'every branch in one vector'.*coordinate 0"):
+        sgdqn.check_corrected_update(wrong)
+
+
+def test_accuracy_is_checked_across_the_whole_domain():
+    mid = load("logistic_inverse", MISTAKES["logistic_inverse"][5][2])   # 3e-4 off mid-domain
+    with pytest.raises(AssertionError, match=r"s=-0\.5, y=1\.0: the value is -0\.000299+\d*, "
+                                             r"expected 0 \(error 0\.0003;"):
+        fiol.check_logistic_inverse(mid)
+
+
+# ----------------------------------------------------------------- library twins
+def test_calling_importing_or_copying_the_library_is_refused():
+    import rlmlib
+    from rlmlib.core import pnorm
+
+    f = FUNCS["grad_conjugate"]
+    g = grader(f)
+    with pytest.raises(AssertionError, match="is the library's own"):
+        g(pnorm.grad_conjugate, seed=1)
+    gc = pnorm.grad_conjugate
+    with pytest.raises(AssertionError, match="calls the library's grad_conjugate"):
+        g(lambda theta, p: gc(theta, p), seed=1)
+    with pytest.raises(AssertionError, match="uses rlmlib.core.pnorm.grad_conjugate"):
+        g(lambda theta, p: pnorm.grad_conjugate(theta, p), seed=1)
+    with pytest.raises(AssertionError, match="uses rlmlib.grad_conjugate|uses rlmlib.pnorm"):
+        g(lambda theta, p: rlmlib.pnorm.grad_conjugate(theta, p), seed=1)
+    with pytest.raises(AssertionError, match="imports grad_conjugate from rlmlib"):
+        g(load("grad_conjugate", "LIB:rlmlib.core.pnorm.grad_conjugate"), seed=1)
+    with pytest.raises(AssertionError, match="copy of the library's"):
+        g(load("grad_conjugate", "COPY:rlmlib.core.pnorm.grad_conjugate"), seed=1)
+    # a call hidden from the static check (getattr on a string) meets the disabled twin
+    sneaky = lambda theta, p: getattr(__import__("rlmlib").pnorm,  # noqa: E731
+                                      "grad_" + "conjugate")(theta, p)
+    with pytest.raises(AssertionError, match="your function raised RuntimeError: the "
+                                             "library's rlmlib.core.pnorm.grad_conjugate is "
+                                             "disabled while grading"):
+        g(sneaky, seed=1)
+    assert pnorm.grad_conjugate(np.ones(2), 2.0).tolist() == [1.0, 1.0]   # restored
+    step = FUNCS["step"]
+    with pytest.raises(AssertionError, match="fiol_step"):
+        grader(step)(load("step", MISTAKES["step"][8][2]), seed=1)
+
+
+def test_grading_instances_depend_on_the_seed():
+    assert common.draw_seed(5) == 5 and common.draw_seed() != common.draw_seed()
+    seen = {}
+
+    def spy(theta, p):
+        seen.setdefault(p, 0)
+        return reference(FUNCS["grad_conjugate"])(theta, p)
+
+    grader(FUNCS["grad_conjugate"])(spy, seed=1)
+    first = set(seen)
+    seen.clear()
+    grader(FUNCS["grad_conjugate"])(spy, seed=2)
+    assert first != set(seen)
+
+
+def test_mistake_sources_are_plain_python():
+    for name, items in MISTAKES.items():
+        for _, _, spec in items:
+            text = source(name, spec)
+            assert f"def {name}(" in text

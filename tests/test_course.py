@@ -1,0 +1,58 @@
+"""The course apparatus (tools/course.py, course.yml): every exercise of the book is in
+exactly one weekly problem set, the instructors' counts match the exercises, and every code
+exercise of the chapters has its self-check, its grader and its nbgrader cell (the
+instructors' registry instructors/exercises.py lists exactly the checked exercises)."""
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import course  # noqa: E402
+from instructors.exercises import EXERCISES, checker  # noqa: E402
+
+
+def test_every_exercise_is_in_exactly_one_problem_set():
+    placed = [e.label for ex in course.problem_sets().values() for e in ex]
+    every = [e.label for e in course.exercises()]
+    assert len(placed) == len(set(placed)) and sorted(placed) == sorted(every)
+    assert 13 <= len(course.weeks()) <= 14
+
+
+def test_weeks_name_pages_that_exist_or_a_part():
+    toc_pages = {p for _, pages in course.toc() for p in pages}
+    for n, w, pages, exists in course.weeks():
+        assert set(pages) <= toc_pages, (n, pages)
+        assert exists or "part" in w, n
+    parts = {w["part"] for _, w, _, _ in course.weeks() if "part" in w}
+    assert parts == {"Convergence of stochastic gradient methods", "Variance reduction"}
+
+
+def test_counts_match_the_exercises():
+    """The counts of issue 20 (SGD-QN showed 4 of 5, FIOL 2 of 3, Foundations 6 of 8)."""
+    counts = course.counts()
+    assert counts["Foundations"][0] == 8
+    assert counts["SGD, SVMSGD2 and SGD-QN"][1:] == (5, 5, 5)
+    assert counts["Fully implicit online learning"][1:] == (3, 3, 3)
+    for part, (n, code, code_checked, checked) in counts.items():
+        assert n == len([e for e in course.exercises() if e.part == part])
+        assert code == code_checked == checked, part
+
+
+def test_the_registry_lists_exactly_the_checked_exercises():
+    chapters = {e.label: e for e in course.exercises() if e.checkers}
+    assert set(chapters) == set(EXERCISES)
+    for label, fs in EXERCISES.items():
+        named = {c.rpartition(".")[2] for c in chapters[label].checkers}
+        assert {f.checker for f in fs} == named, label
+        for f in fs:
+            assert callable(checker(f))
+
+
+def test_points_and_problem_set_text():
+    plan = course.plan()
+    text = course.problem_sets_markdown()
+    for e in course.exercises():
+        assert e.points(plan) in (5, 10, 15), e.label
+        assert f"{{ref}}`{e.label}`" in text
+    assert text.count("break-before: page") == len(course.weeks()) - 1
+    assert "<experiments>" not in text             # relative {doc} links made absolute
