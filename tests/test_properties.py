@@ -443,7 +443,7 @@ def test_pgs_iterates_and_sample_indices(data, at, m, k, T):
                 _ARGS + ["at"])
     if W is not None:
         assert finite(W) and W.shape[0] == len(at)
-        res = pgs(X, y, p=1.5, sigma=0.1, T=max(1, at[-1]))
+        res = outcome(lambda: pgs(X, y, p=1.5, sigma=0.1, T=max(1, at[-1])), _ARGS)
         if at[-1] >= 1:
             np.testing.assert_array_equal(W[-1], res.w)
     idx = outcome(lambda: sample_indices(m, k, T), ["m", "k", "T"])
