@@ -51,8 +51,7 @@ for A in (X, Xs):
                 call(name, A, y)
     rlmlib.pgs(A, y, p=2.0, sigma=0.1, T=9, k=7, loss="logistic", n_checkpoints=1)
     pgs_iterates(A, y, p=1.8, sigma=0.1, at=[1, 2, 3, 12], loss="logistic")
-    for epochs in (1, 2):
-        rlmlib.sgd(A, y, sigma=0.1, epochs=epochs, n_checkpoints=7)
+    for epochs in (1, 2):   # the lazy average started mid-run
         rlmlib.asgd(A, y, sigma=0.1, epochs=epochs, n_checkpoints=7, average_start=5)
 print("ok")
 """

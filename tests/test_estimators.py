@@ -9,6 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rlmlib
 from rlmlib.estimators import RLMClassifier
+from solver_table import honest_end
 
 KWARGS_REASON = ("the solver's hyperparameters are keyword arguments stored as attributes; "
                  "they are the estimator's parameters (get_params lists them), which this "
@@ -28,7 +29,11 @@ def expected_failed(est):
      RLMClassifier(solver="pgs", p=1.8, sigma=1e-3, T=3000)],
     expected_failed_checks=expected_failed,
 )
+@pytest.mark.filterwarnings("ignore::rlmlib.ConvergenceWarning")
 def test_sklearn_estimator_checks(estimator, check):
+    # scikit-learn's checks fit default settings on their own unscaled random data, where
+    # the default t0 can end above F(0); they ignore their own ConvergenceWarning the same
+    # way. The end check itself is tested in test_hardening and the solvers' tests.
     check(estimator)
 
 
@@ -69,7 +74,9 @@ def test_one_vs_rest():
     clf = RLMClassifier(solver="sgd", sigma=1e-3, epochs=5).fit(X, y)
     assert clf.coef_.shape == (3, 2) and clf.score(X, y) > 0.9
     # each row is the binary problem "class c against the rest"
-    res = rlmlib.sgd(X, np.where(y == 2, 1, -1), sigma=1e-3, epochs=5, n_checkpoints=1)
+    # "2 against the rest" ends above F(0) with the default t0 (rows of norm ~4): it warns
+    res = honest_end(lambda: rlmlib.sgd(X, np.where(y == 2, 1, -1), sigma=1e-3, epochs=5,
+                                        n_checkpoints=1))
     np.testing.assert_allclose(clf.coef_[2], res.w, rtol=1e-12)
 
 

@@ -22,6 +22,7 @@ The number of cases each test ran is printed with ``--hypothesis-show-statistics
 import math
 import os
 import re
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -149,8 +150,14 @@ def outcome(call, argnames, allow=()):
     """Run call(); return its result, or None after checking that an error is a clear
     ValueError/TypeError naming one of ``argnames``."""
     try:
-        out = call()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", rlmlib.ConvergenceWarning)
+            out = call()
+            end = out.objective if isinstance(out, rlmlib.Result) else None  # may warn
         event("returned a result")
+        if any(issubclass(c.category, rlmlib.ConvergenceWarning) for c in caught):
+            event("warned: ended above F(0)")   # the end check is honest
+            assert end > out.trace.objective[0], [str(c.message) for c in caught]
         return out
     except (ValueError, TypeError) as e:
         event(f"clear {type(e).__name__}")
@@ -440,7 +447,7 @@ def test_pgs_iterates_and_sample_indices(data, at, m, k, T):
                 _ARGS + ["at"])
     if W is not None:
         assert finite(W) and W.shape[0] == len(at)
-        res = pgs(X, y, p=1.5, sigma=0.1, T=max(1, at[-1]))
+        res = outcome(lambda: pgs(X, y, p=1.5, sigma=0.1, T=max(1, at[-1])), _ARGS)
         if at[-1] >= 1:
             np.testing.assert_array_equal(W[-1], res.w)
     idx = outcome(lambda: sample_indices(m, k, T), ["m", "k", "T"])

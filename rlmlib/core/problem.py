@@ -313,7 +313,8 @@ class Problem:
                 warned[0] = True
                 warnings.warn(ConvergenceWarning(
                     f"{name} ended at F(w) {'>=' if at_least else '='} {obj:.6g}, above "
-                    f"F(0) = {F0:.6g} (w = 0) with {settings}: {hint}"), stacklevel=3)
+                    f"F(0) = {F0:.6g} (w = 0) with {settings}: {hint}"),
+                    stacklevel=_caller_level())
 
         trace = run_checkpointed(advance, self.total, self.per_epoch, evaluate,
                                  self.n_checkpoints, self.progress, desc=name,
@@ -337,6 +338,20 @@ class Problem:
             check_end(float(trace.objective[-1]))
         return Result(w=w, solver=name, params=params, trace=trace,
                       classes=self.classes, info=info or {})
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside rlmlib, counted from the function that
+    calls this one (so a warning points at the user's line, whether it is issued during the
+    call or when a lazy end objective is first read)."""
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(here):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _check_loss(name, loss, task, losses):
