@@ -167,6 +167,8 @@ def _plain_body(e: Exercise) -> str:
         target = target if target.startswith("/") else f"/{base}/{target}"
         return f"{{doc}}`{text} <{target}>`"
     body = re.sub(r"\{doc\}`([^<`]*?)\s*<([^>`]+)>`", absolute, body)
+    body = re.sub(r"\{doc\}`([^</`][^<`]*)`",    # a bare {doc}`target`, relative
+                  lambda m: f"{{doc}}`/{base}/{m.group(1)}`", body)
     return body.strip()
 
 

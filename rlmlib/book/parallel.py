@@ -475,7 +475,7 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
     RuntimeError
         When Dask lost a run (its worker died, or the task was cancelled), naming the grid
         point and the cause; and for a script without an ``if __name__ == "__main__":``
-        guard that would start the embedded cluster (:data:`MAIN_GUARD` says why).
+        guard that would start the embedded cluster (``MAIN_GUARD`` says why).
 
     Examples
     --------
