@@ -269,7 +269,7 @@ def r(w, p):
 def grad_r(w, p):
     """The gradient of r, grad r(w)_i = ||w||_p^(2-p) |w_i|^(p-1) sgn(w_i) / (p - 1).
 
-    It is the inverse of the mirror map :func:`grad_conjugate`.
+    It is the inverse of the mirror map ``grad_conjugate``.
 
     Parameters
     ----------

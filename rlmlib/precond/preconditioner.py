@@ -411,7 +411,7 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         The regularization weight σ of (σ/2)‖w‖².
     beta : float > 0
         The curvature β moved out of the loss (at most 1 for the squared loss, 1/4 for the
-        logistic loss; see :func:`rlmlib.precond.logistic_beta`).
+        logistic loss; see ``rlmlib.precond.logistic_beta``).
     m : int or None
         Sample size s (1 <= s <= m_rows), or None for the exact preconditioner.
     seed : int >= 0

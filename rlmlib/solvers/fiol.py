@@ -630,7 +630,7 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
          order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Fully implicit online learning on F(w) = sigma ||w||_1 + (1/m) sum_i l(<w, x_i>; y_i).
 
-    Each step is the exact fully implicit step (:func:`fiol_step`) on one example; on sparse
+    Each step is the exact fully implicit step (``rlmlib.fiol_step``) on one example; on sparse
     rows the untouched coordinates are shrunk lazily, so a step costs O(nnz log nnz) (sort)
     or expected O(nnz) (partition).
 
