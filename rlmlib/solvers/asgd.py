@@ -77,7 +77,8 @@ def step_size(schedule, t, *, sigma, eta0):
     Examples
     --------
     >>> from rlmlib.solvers.asgd import step_size
-    >>> step_size("sigma_t", 0, sigma=0.1, eta0=2.0), step_size("sqrt", 3, sigma=0.1, eta0=2.0)
+    >>> (step_size("sigma_t", 0, sigma=0.1, eta0=2.0),
+    ...  step_size("sqrt", 3, sigma=0.1, eta0=2.0))
     (2.0, 1.0)
     """
     check_choice("schedule", schedule, tuple(SCHEDULES))

@@ -66,7 +66,8 @@ def sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh):
     sv = val[order]  # gathered once, so the sweep reads memory in order
     ss = sw[order]
     # suffix sums of the lo-breakpoints (those right of s contribute), so no running
-    # subtraction loses accuracy; the hi-breakpoints left of s are summed as the sweep goes
+    # subtraction loses accuracy; the hi-breakpoints left of s are summed as the sweep
+    # goes
     sufA = np.zeros(k + 1)
     sufC = np.zeros(k + 1)
     for r in range(k - 1, -1, -1):

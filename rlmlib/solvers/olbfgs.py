@@ -128,7 +128,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             head = new
             if K < M:
                 K += 1
-        elif K == M:                                  # its slot held the oldest pair: drop it
+        elif K == M:              # its slot held the oldest pair: drop it
             K = M - 1
         t += 1
     state[0] = K
