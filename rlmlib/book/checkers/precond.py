@@ -109,7 +109,8 @@ def check_sampled_transform(sampled_transform):
 
     n = _run_cases("sampled_transform", PART, sampled_transform, _sampled_cases(),
                    ("X", "sample", "sigma", "beta"), compare)
-    return f"check_sampled_transform: all {n} cases correct (s = 1, s = m, zero rows)."
+    return (f"check_sampled_transform: all {n} cases correct "
+            "(one row, every row, zero rows).")
 
 
 def _beta_cases():
@@ -137,7 +138,7 @@ def check_logistic_beta(bound):
         with np.errstate(all="ignore"):
             got = _call("bound", label, bound, R)
         _compare_vectors("bound", got, _expected(PART, "bound", label), 1e-12, label)
-    return f"check_logistic_beta: all {len(cases)} values of R correct (0 to 700)."
+    return f"check_logistic_beta: all {len(cases)} values of z_max correct (0 to 700)."
 
 
 CASES = {"gamma": _gamma_cases, "sampled_transform": _sampled_cases, "bound": _beta_cases}
