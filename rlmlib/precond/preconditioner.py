@@ -396,10 +396,10 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """Build the data preconditioner H^(-1/2), H = Chat + (sigma/beta) I, for the rows of X.
 
     ``m=None`` uses all rows (Chat = C = X^T X / m_rows, an n x n eigendecomposition, for
-    n <= ``EXACT_MAX_FEATURES``). An integer ``m`` (the book's sample size s; the keyword
+    n <= ``EXACT_MAX_FEATURES``). An integer ``m`` (the book's sample size m-hat; the keyword
     keeps the paper's letter) draws that many rows without replacement and uses the thin
     eigendecomposition of their second-moment matrix: H^-1 is then a scaled identity plus a
-    rank-s correction, applied implicitly, so sparse X is never densified.
+    rank-m correction, applied implicitly, so sparse X is never densified.
 
     Parameters
     ----------
