@@ -407,3 +407,25 @@ def test_kernels_in_bounds(tmp_path):
     out = subprocess.run([sys.executable, "-c", BOUNDS_CODE], env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_timing_helpers_of_the_experiments_page():
+    """fastest: the untimed warm-up call is discarded and the minimum kept; cpu_pass: one
+    pass in CPU time, the set-up cancelled (positive, below the two-epoch run); bad
+    arguments named."""
+    from rlmlib.book.bench.sgdqn import cpu_pass, fastest, per_pass
+
+    seq = iter([100.0, 3.0, 1.0, 2.0])               # 100: the warm-up (compiling) call
+    assert fastest({"a": lambda: next(seq)}, reps=3) == {"a": 1.0}
+    with pytest.raises(ValueError, match="reps must be >= 1, got 0"):
+        fastest({"a": lambda: 1.0}, reps=0)
+    X = np.random.default_rng(0).standard_normal((20_000, 50))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    cpu_pass(svmsgd2, X, y, sigma=0.05, t0=100.0)     # compiled, caches warm
+    sec = min(cpu_pass(svmsgd2, X, y, sigma=0.05, t0=100.0) for _ in range(3))
+    assert 0 < sec < 1.0
+    with pytest.raises(ValueError, match="stat must be 'median' or 'min', got 'mean'"):
+        per_pass(X, y, 0.05, 100.0, stat="mean")
+    with pytest.raises(ValueError, match="clock must be 'wall' or 'cpu', got 'gpu'"):
+        per_pass(X, y, 0.05, 100.0, clock="gpu")

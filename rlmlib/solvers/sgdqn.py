@@ -36,10 +36,13 @@ gain of Theorem 1.
 
 variant="corrected_code" -- the same, with the lower clip of the authors' later reference
 code (Bottou's public sgd snapshot, svm/old/svmsgdqn.cpp): r_i clipped to [0.1 sigma,
-100 sigma]. The erratum's text was not available to us; the lower clip at sigma comes from
-a third-party transcription of the erratum and from the 2009 paper's own remark that the
-curvature is never below lambda (= sigma). The other details (the (t - t_last) weight, the
-update skipped on equal derivatives, 100 sigma where w1_i = w_i) come from the code.
+100 sigma]. Only the erratum's first page (abstract and introduction) was available to us,
+not the pages with its pseudo-code; the lower clip at sigma comes from the code's own default
+range [sigma, 100 sigma] (which its training loop overrides), from a third-party
+transcription of the erratum and from the 2009 paper's remark that the curvature is never
+below lambda (= sigma). The other details (the (t - t_last) weight, the update skipped on
+equal derivatives) come from the code; 100 sigma where w1_i = w_i on a present feature is
+ours (the code's dense routine uses sigma + 100 sigma there, its sparse one a stale value).
 """
 import numpy as np
 from numba import njit
@@ -56,7 +59,8 @@ VARIANTS = ("corrected", "2009", "corrected_code")
 #: the 2009 algorithm's floor on B: B_ii >= B_MIN / sigma
 B_MIN = 1e-2
 #: the corrected algorithm's clipping of the curvature estimate: [R_MIN, R_MAX] * sigma
-#: (the erratum's [sigma, 100 sigma]); Bottou's later code clips below at R_MIN_CODE * sigma
+#: ([sigma, 100 sigma]: the later code's default range, and a third-party transcription of
+#: the erratum); the code's training loop clips below at R_MIN_CODE * sigma
 R_MIN, R_MAX = 1.0, 100.0
 R_MIN_CODE = 0.1
 
@@ -254,9 +258,10 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     skip : int >= 1 or None
         Steps between regularization updates (and between updates of B). None: 16 n / d.
     variant : {'corrected', '2009', 'corrected_code'}
-        The erratum's corrected algorithm (default; curvature estimates clipped to
-        [σ, 100σ]), the 2009 paper's Fig. 2, or the corrected algorithm with the clipping
-        [0.1σ, 100σ] of the authors' later C++ code.
+        The corrected algorithm of the erratum as the chapter reconstructs it (default;
+        curvature estimates clipped to [σ, 100σ]), the 2009 paper's Fig. 2, or the
+        corrected algorithm with the clipping [0.1σ, 100σ] that the authors' later C++
+        code runs.
     seed : int >= 0
         Seed of the example order (and of the t0 subset).
     order : {'reshuffle', 'shuffle_once', 'cyclic'}

@@ -21,32 +21,54 @@ import numpy as np
 import rlmlib
 
 
-def sklearn_pass(X, y, sigma, seed=0):
-    """Seconds of one SGDClassifier(loss='squared_hinge') epoch (whole fit)."""
+def sklearn_pass(X, y, sigma, seed=0, clock="wall"):
+    """Seconds of one SGDClassifier(loss='squared_hinge') epoch (whole fit; wall clock or,
+    with ``clock="cpu"``, the thread's CPU time)."""
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import SGDClassifier
 
     clf = SGDClassifier(loss="squared_hinge", penalty="l2", alpha=sigma, max_iter=1,
                         tol=None, shuffle=True, learning_rate="optimal",
                         fit_intercept=False, random_state=seed)
+    now = time.thread_time if clock == "cpu" else time.perf_counter
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        t = time.perf_counter()
+        t = now()
         clf.fit(X, y)
-        return time.perf_counter() - t
+        return now() - t
 
 
-def spmv(X, w):
-    """Seconds of one product X @ w."""
-    t = time.perf_counter()
+def spmv(X, w, clock="wall"):
+    """Seconds of one product X @ w (wall clock, or the thread's CPU time)."""
+    now = time.thread_time if clock == "cpu" else time.perf_counter
+    t = now()
     X @ w
-    return time.perf_counter() - t
+    return now() - t
 
 
-def solvers(sigma, t0, order="reshuffle"):
-    """name -> function(X, y, seed) returning the seconds of one pass."""
+def cpu_pass(f, X, y, **kw):
+    """CPU seconds of one pass of solver ``f``: the thread's CPU time of a two-epoch run
+    minus that of a one-epoch run (the set-up, paid by both, cancels). CPU time is not
+    counted while other processes hold the core, so on a loaded machine it is steadier
+    than the wall clock."""
+    sec = []
+    for epochs in (1, 2):
+        t = time.thread_time()
+        f(X, y, epochs=epochs, **kw)
+        sec.append(time.thread_time() - t)
+    return sec[1] - sec[0]
+
+
+def solvers(sigma, t0, order="reshuffle", clock="wall"):
+    """name -> function(X, y, seed) returning the seconds of one pass: the solver's own
+    wall-clock time of its steps (``clock="wall"``) or :func:`cpu_pass` (``"cpu"``)."""
+    if clock not in ("wall", "cpu"):
+        raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}")
+
     def timed(f, **kw):
         def run(X, y, seed):
+            if clock == "cpu":
+                return cpu_pass(f, X, y, sigma=sigma, t0=t0, seed=seed, order=order, **kw)
             return f(X, y, sigma=sigma, epochs=1, t0=t0, seed=seed, order=order,
                      **kw).trace.seconds[-1]
         return run
@@ -60,10 +82,16 @@ def solvers(sigma, t0, order="reshuffle"):
     }
 
 
-def per_pass(X, y, sigma, t0, reps=3, names=None, order="reshuffle", peers=True):
-    """Median seconds per pass of each solver (and of the peers), measured alternately in
-    this process after a warm-up. Returns {name: median seconds}."""
-    fs = solvers(sigma, t0, order)
+def per_pass(X, y, sigma, t0, reps=3, names=None, order="reshuffle", peers=True,
+             stat="median", clock="wall"):
+    """Seconds per pass of each solver (and of the peers), measured alternately in this
+    process after a warm-up: the median over ``reps`` runs, or with ``stat="min"`` the
+    fastest run (other processes can only add time to a run, so on a shared machine the
+    minimum is the steadier estimate of a short pass). ``clock="cpu"`` times each pass in
+    the thread's CPU time (:func:`cpu_pass`; the peers likewise). Returns {name: seconds}."""
+    if stat not in ("median", "min"):
+        raise ValueError(f"stat must be 'median' or 'min', got {stat!r}")
+    fs = solvers(sigma, t0, order, clock)
     if names is not None:
         fs = {k: fs[k] for k in names}
     m = X.shape[0]
@@ -73,14 +101,33 @@ def per_pass(X, y, sigma, t0, reps=3, names=None, order="reshuffle", peers=True)
     w = np.random.default_rng(0).standard_normal(X.shape[1])
     if peers:
         sklearn_pass(X[:warm], y[:warm], sigma)
-        fs = dict(fs, **{"scikit-learn SGDClassifier": lambda X, y, s: sklearn_pass(X, y,
-                                                                                   sigma, s),
-                         "one SpMV X @ w": lambda X, y, s: spmv(X, w)})
+        fs = dict(fs, **{"scikit-learn SGDClassifier": lambda X, y, s: sklearn_pass(
+                             X, y, sigma, s, clock),
+                         "one SpMV X @ w": lambda X, y, s: spmv(X, w, clock)})
     times = {k: [] for k in fs}
     for r in range(reps):
         for k, f in fs.items():
             times[k].append(f(X, y, r))
-    return {k: float(np.median(v)) for k, v in times.items()}
+    reduce = np.median if stat == "median" else np.min
+    return {k: float(reduce(v)) for k, v in times.items()}
+
+
+def fastest(fns, reps=3):
+    """The fastest of ``reps`` alternated runs of each timing function.
+
+    ``fns`` maps a name to a function of no argument that runs something once and returns
+    its seconds. Each function runs once untimed (compilation, caches), then they run one
+    after the other, ``reps`` times; on a shared machine other processes can only add time
+    to a run, so the minimum is the steadiest estimate. Returns {name: seconds}."""
+    if reps < 1:
+        raise ValueError(f"reps must be >= 1, got {reps}")
+    for f in fns.values():
+        f()
+    times = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, f in fns.items():
+            times[k].append(f())
+    return {k: float(np.min(v)) for k, v in times.items()}
 
 
 def report(title, t):
