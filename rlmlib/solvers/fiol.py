@@ -230,19 +230,55 @@ def _pieces_at(w, data, indices, start, stop, dense, eta, thr, sl, sh):
 
 
 @njit(cache=True)
-def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh):
+def _soft_out(w, data, start, stop, es, thr, out):
+    """out[p] = S_thr(w[p] - es data[p]) over a dense row: contiguous and branch-free (it
+    vectorizes); NaN stays NaN."""
+    for p in range(start, stop):
+        u = w[p] - es * data[p]
+        t = abs(u) - thr
+        out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _write_checked(w, data, start, stop, eta, thr, beta, s, out):
+    """The dense step's last pass, speculative: writes out = S_thr(w - eta s x) (as
+    :func:`_soft_out`) and counts the coordinates whose state (u > thr, |u| <= thr,
+    u < -thr) differs between beta and s. 0 means s lies on beta's piece, so that out is
+    the step; otherwise the caller computes out again. w is only read (out must differ)."""
+    es = eta * s
+    eb = eta * beta
+    changes = 0.0
+    for p in range(start, stop):
+        x = data[p]
+        v = w[p]
+        u = v - es * x
+        t = abs(u) - thr
+        out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)
+        ub = v - eb * x
+        st_s = (1.0 if u > thr else 0.0) - (1.0 if u < -thr else 0.0)
+        st_b = (1.0 if ub > thr else 0.0) - (1.0 if ub < -thr else 0.0)
+        changes += 1.0 if (st_s != st_b) & (x != 0.0) else 0.0
+    return changes
+
+
+@njit(cache=True)
+def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh, out):
     """The partition step's first phase: Newton steps on the pieces of g, each evaluated
     straight from the row in one read-only pass. From beta, the next point is the root of
     beta's piece; if no breakpoint lies between the two points, that root is s* and the
-    piece is known: returns (lo, hi, A, C, True) with g = A - C s on [lo, hi] and nothing
-    left to select. Otherwise each evaluation narrows the range [sl, sh] holding s* (the
-    predicate of ``_holds``), and after five steps, or a non-finite value, returns (sl, sh,
-    0, 0, False): the selection then runs on the breakpoints inside, those outside being
-    decided as they are built (as the paper's Section 3.3 does with the range of dl)."""
+    piece is known: returns (lo, hi, A, C, True, written) with g = A - C s on [lo, hi] and
+    nothing left to select. On a dense row the check that no breakpoint lies between the two
+    points is made while the step at the new point is written to ``out``
+    (:func:`_write_checked`): then written is True, lo = hi = s* and the step is done in
+    three passes over the row (the margin, the piece at beta, the checked write). Otherwise
+    each evaluation narrows the range [sl, sh] holding s* (the predicate of ``_holds``), and
+    after five steps, or a non-finite value, returns (sl, sh, 0, 0, False, False): the
+    selection then runs on the breakpoints inside, those outside being decided as they are
+    built (as the paper's Section 3.3 does with the range of dl)."""
     z = _row_dot(w, data, indices, start, stop, dense)
     beta = loss_deriv(code, z, y)  # the explicit step's s: where the search starts
     if not (sl < beta < sh and math.isfinite(beta)):
-        return sl, sh, 0.0, 0.0, False
+        return sl, sh, 0.0, 0.0, False, False
     A, C, _a, _c, _n = _pieces_at(w, data, indices, start, stop, dense, eta, thr, beta, beta)
     for _ in range(5):
         if not (math.isfinite(A) and math.isfinite(C)):
@@ -253,19 +289,22 @@ def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh):
             sl = beta
         nb = piece_root(code, A, C, y) if C > 0.0 else loss_deriv(code, A, y)
         if nb == beta:
-            return beta, beta, A, C, True
+            return beta, beta, A, C, True, False
         if not (sl <= nb <= sh and math.isfinite(nb)):
             break
+        if dense:  # write the step at nb and check in the same pass that nb is the root
+            if _write_checked(w, data, start, stop, eta, thr, beta, nb, out) == 0.0:
+                return nb, nb, A, C, True, True  # out holds S(w - eta nb x)
         lo, hi = min(nb, beta), max(nb, beta)
         Al, Cl, Ah, Ch, changes = _pieces_at(w, data, indices, start, stop, dense, eta, thr,
                                              lo, hi)
         A, C = (Al, Cl) if nb < beta else (Ah, Ch)
         if changes == 0 and math.isfinite(A) and math.isfinite(C):
-            return lo, hi, A, C, True  # nb is the root of a piece that holds it
+            return lo, hi, A, C, True, False  # nb: the root of a piece that holds it
         beta = nb
         if not (sl < beta < sh):
             break
-    return sl, sh, 0.0, 0.0, False
+    return sl, sh, 0.0, 0.0, False, False
 
 
 @njit(cache=True)
@@ -281,13 +320,16 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw
 def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng,
           out):
     """step_row's body; ``dense``: the row is all of w (coordinate p, indices unused), and
-    the new iterate is written to ``out`` (w itself for in-place; w is only read before)."""
+    the new iterate is written to ``out``, an array other than w (the partition method may
+    write a candidate there before it knows s); sparse rows update w in place."""
     thr = eta * sigma
     smin, smax = s_range(code, y)
     done = False
     if method == 1:  # partition: narrow the range first (few read-only passes)
-        smin, smax, A, C, done = _bracket(code, y, w, data, indices, start, stop, dense, eta,
-                                          thr, smin, smax)
+        smin, smax, A, C, done, written = _bracket(code, y, w, data, indices, start, stop,
+                                                   dense, eta, thr, smin, smax, out)
+        if written:
+            return smin  # the step at s = smin is in out (dense rows)
     if not done:
         A, C, smin, smax = _select(w, data, indices, start, stop, dense, y, eta, sigma, code,
                                    method, val, sw, rng, smin, smax)
@@ -297,12 +339,8 @@ def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val
     else:  # g is constant on the piece: w does not depend on s there
         s = loss_deriv(code, A, y)
     s = min(max(s, sl), sh)  # rounding only
-    es = eta * s
     if dense:
-        for p in range(start, stop):  # contiguous and branch-free: vectorizes
-            u = w[p] - es * data[p]
-            t = abs(u) - thr
-            out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)  # S_thr(u); NaN stays
+        _soft_out(w, data, start, stop, eta * s, thr, out)
     else:
         for p in range(start, stop):
             j = indices[p]
@@ -403,23 +441,27 @@ def pivot_state(seed):
 
 
 @njit(cache=True)
-def _max_bits(b):
-    """max over the bits of |a_i| (b = a.view(uint64)): for doubles without their sign the
-    integer order is the numeric order, and NaN and inf lie above every finite value; an
-    integer reduction, so it vectorizes."""
-    m = np.uint64(0)
+def _max_bits(bw, bx):
+    """max over the bits of |w_i| and of |x_i| (bw = w.view(uint64), bx likewise, of equal
+    length), in one pass over both: for doubles without their sign the integer order is the
+    numeric order, and NaN and inf lie above every finite value; integer reductions, so the
+    loop vectorizes."""
+    mw = np.uint64(0)
+    mx = np.uint64(0)
     mask = np.uint64(0x7FFFFFFFFFFFFFFF)
-    for i in range(b.shape[0]):
-        m = max(m, b[i] & mask)
-    return m
+    for i in range(bw.shape[0]):
+        mw = max(mw, bw[i] & mask)
+        mx = max(mx, bx[i] & mask)
+    return mw, mx
 
 
-def _max_abs(a):
-    """max |a_i| of a contiguous float64 array in one pass; inf when an entry is NaN or
-    inf (0 for an empty array)."""
-    m = _max_bits(a.view(np.uint64))
-    return math.inf if m >= 0x7FF0000000000000 else float(np.array([m], np.uint64)
-                                                          .view(np.float64)[0])
+def _max_abs(w, x):
+    """(max |w_i|, max |x_i|) of two contiguous float64 arrays of equal length in one pass;
+    inf for an array holding NaN or inf (0 for empty arrays)."""
+    bits = np.array(_max_bits(w.view(np.uint64), x.view(np.uint64)), dtype=np.uint64)
+    vals = bits.view(np.float64)
+    return tuple(math.inf if b >= 0x7FF0000000000000 else float(v)
+                 for b, v in zip(bits.tolist(), vals))
 
 
 def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
@@ -476,7 +518,7 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
         raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
     if x.shape != w.shape:
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
-    Mw, Mx = _max_abs(w), _max_abs(x)  # one pass each; NaN and inf come out as inf
+    Mw, Mx = _max_abs(w, x)  # one pass over both; NaN and inf come out as inf
     if not (Mw < math.inf and Mx < math.inf):
         raise ValueError("w and x must be finite (no NaN or inf)")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
