@@ -176,6 +176,25 @@ def test_step_at_a_huge_eta_is_exact(loss):
                                                             u, ref)
 
 
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_solver_at_a_huge_eta_takes_the_exact_steps(loss):
+    # fiol at eta = 1e300 returned w = 0 (every step rounded to 0); now each row in the far
+    # regime takes fiol_step's far-eta step: the run equals the loop of fiol_step calls, on
+    # dense and sparse rows, and moves away from 0
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((30, 5)) * (rng.random((30, 5)) < 0.6)
+    y = np.sign(X[:, 0] + 0.1)
+    w = np.zeros(5)
+    for i in range(30):
+        w = fiol_step(w, X[i], y[i], eta=1e300, sigma=0.1, loss=loss)
+    assert np.any(w != 0.0)
+    for XX in (X, sp.csr_matrix(X)):
+        res = rlmlib.fiol(XX, y, sigma=0.1, eta=1e300, epochs=1, loss=loss, order="cyclic")
+        assert np.array_equal(res.w, w), (res.w, w)
+    with pytest.raises(ValueError, match="X is too large for fiol"):  # unbounded loss
+        rlmlib.fiol(X, y, sigma=0.1, eta=1e300, epochs=1, loss="squared")
+
+
 def test_sigma_zero_is_implicit_sgd_and_squared_closed_form():
     rng = np.random.default_rng(3)
     for _ in range(200):

@@ -432,15 +432,16 @@ def _edge_u(xj, wj, tau, xi, d, thr2):
 
 
 @njit(cache=True)
-def _edge_z(w, x, tau, e, M, eta, sigma, thr2):
+def _edge_z(w, x, indices, start, stop, dense, tau, e, M, eta, sigma, thr2):
     """(z, A, C) at tau: z = <x, u(tau)>, and g = A - C tau on the piece holding tau, A
     and C summed from the active coordinates' own terms (so that A - C tau near the root
     cancels nothing that z itself does not)."""
     z = 0.0
     A = 0.0
     C = 0.0
-    for j in range(x.shape[0]):
-        xj = x[j]
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
         if xj == 0.0:
             continue
         xi = e if xj > 0.0 else -e
@@ -486,7 +487,7 @@ def _edge_holds(code, y, z, e, sigma, M, tau, eta):
 
 
 @njit(cache=True)
-def _far_step(w, x, y, eta, sigma, code, M, out):
+def _far_step(w, x, indices, start, stop, dense, y, eta, sigma, code, M, out):
     """The exact step at an eta so large that eta sigma dwarfs w and 1/max|x_j| (module
     docstring of the step; used beyond eta sigma = 2^30 max(|w_j|, 1/M, |y|/M)).
 
@@ -499,20 +500,23 @@ def _far_step(w, x, y, eta, sigma, code, M, out):
     no term near thr is ever subtracted. z(tau) = <x, u(tau)> is piecewise linear and
     non-increasing in tau; the root of 'deriv_min(z) - e sigma/M <= tau/eta' is found by a
     binary search over the sorted breakpoints of tau and a bisection to adjacent doubles on
-    the last piece. Writes u to ``out``; returns (e sigma/M, tau): s = e sigma/M + tau/eta."""
-    n = x.shape[0]
+    the last piece. The row is x[start:stop] at coordinates indices[start:stop] (``dense``:
+    coordinate p); writes u to ``out`` at those coordinates (out may be w: each w_j is read
+    before its u_j is written). Returns (e sigma/M, tau): s = e sigma/M + tau/eta."""
+    n = stop - start
     thr = eta * sigma
     thr2 = 2.0 * thr
     # which edge: s* <= 0 iff the predicate holds at s = 0, where u = S_thr(w)
     z0 = 0.0
-    for j in range(n):
-        z0 += x[j] * soft(w[j], thr)
+    for p in range(start, stop):
+        z0 += x[p] * soft(w[p if dense else indices[p]], thr)
     e = -1.0 if deriv_min(code, z0, y) <= 0.0 else 1.0
     s0 = e * sigma / M
     bps = np.empty(2 * n)
     k = 0
-    for j in range(n):
-        xj = x[j]
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
         if xj == 0.0:
             continue
         d = eta * (sigma * ((M - abs(xj)) / M))
@@ -529,7 +533,7 @@ def _far_step(w, x, y, eta, sigma, code, M, out):
     hi_i = k
     while lo_i < hi_i:
         mid = (lo_i + hi_i) // 2
-        z, _a, _c = _edge_z(w, x, bps[mid], e, M, eta, sigma, thr2)
+        z, _a, _c = _edge_z(w, x, indices, start, stop, dense, bps[mid], e, M, eta, sigma, thr2)
         if _edge_holds(code, y, z, e, sigma, M, bps[mid], eta):
             hi_i = mid
         else:
@@ -545,7 +549,7 @@ def _far_step(w, x, y, eta, sigma, code, M, out):
         tm = th - max(1.0, abs(th))
     else:
         tm = 0.0
-    _z, A, C = _edge_z(w, x, tm, e, M, eta, sigma, thr2)
+    _z, A, C = _edge_z(w, x, indices, start, stop, dense, tm, e, M, eta, sigma, thr2)
     lo = tl if math.isfinite(tl) else tm
     step = max(1.0, abs(tm))
     while not math.isfinite(tl) and _edge_holds(code, y, A - C * lo, e, sigma, M, lo, eta):
@@ -570,8 +574,9 @@ def _far_step(w, x, y, eta, sigma, code, M, out):
         else:
             lo = mid
     tau = hi
-    for j in range(n):
-        xj = x[j]
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
         if xj == 0.0:
             out[j] = soft(w[j], thr)
             continue
@@ -594,15 +599,35 @@ def _scratch(k):
 
 
 @njit(cache=True)
+def _row_far(w, data, indices, start, stop, y, thr):
+    """(far, M) for a CSR row: M = max|x_j| and whether thr = eta sigma is beyond
+    2^30 max(|w_j|, 1/M, |y|/M) over the row's coordinates (``_far`` of ``fiol_step``)."""
+    Mw = 0.0
+    M = 0.0
+    for p in range(start, stop):
+        Mw = max(Mw, abs(w[indices[p]]))
+        M = max(M, abs(data[p]))
+    if M == 0.0:
+        return False, M
+    return thr > 2.0 ** 30 * max(Mw, 1.0 / M, abs(y) / M), M
+
+
+@njit(cache=True)
 def fiol_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
-               sched, sigma, code, look_ahead, method, val, sw, rng):
+               sched, sigma, code, look_ahead, method, val, sw, rng, far):
     """Fully implicit steps on examples order[start:stop] from step t_first; state[0]
-    is U (the loop of every l1 method, ``l1.py``)."""
+    is U (the loop of every l1 method, ``l1.py``). ``far``: eta sigma may be so large
+    that a row needs :func:`_far_step` (each row is then checked, one pass over it)."""
     U = state[0]
     for k in range(start, stop):
         i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U,
                              t_first + k - start, eta0, sched, look_ahead)
-        step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
+        here, M = _row_far(w, data, indices, a, b, y[i], eta * sigma) if far else (False,
+                                                                                  0.0)
+        if here:
+            _far_step(w, data, indices, a, b, False, y[i], eta, sigma, code, M, w)
+        else:
+            step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
         U = leave(indices, a, b, last, U, eta * sigma)
     state[0] = U
 
@@ -813,7 +838,7 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     n = x.shape[0]
     out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
     if _far(eta, sigma, Mw, Mx, y):
-        s0, tau = _far_step(w, x, y, eta, sigma, code, Mx, out)
+        s0, tau = _far_step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, Mx, out)
         s = s0 + tau / eta
     else:
         s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n),
@@ -887,7 +912,8 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
 
     Each step is the exact fully implicit step (``rlmlib.fiol_step``) on one example; on sparse
     rows the untouched coordinates are shrunk lazily, so a step costs O(nnz log nnz) (sort)
-    or expected O(nnz) (partition).
+    or expected O(nnz) (partition). At an eta so large that eta sigma dwarfs the row's w and
+    1/max|x_j| the step is computed as ``fiol_step`` computes it there (see its Notes).
 
     Parameters
     ----------
@@ -936,9 +962,13 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
     """
     mc = METHODS[check_choice("method", method, tuple(METHODS))]
 
-    def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots
+    def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots,
+        # and whether a step can reach the far regime of fiol_step (eta sigma beyond
+        # 2^30 / max|x_j| needs eta sigma beyond 2^30 / R: checked per row only then)
         width = int(np.max(np.diff(p.rows.indptr))) if p.m else 0
-        return mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed)
+        far = p.R > 0.0 and p.sigma * float(eta) > 2.0 ** 30 / p.R
+        return (mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed),
+                far)
 
     return run_l1("fiol", fiol_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
