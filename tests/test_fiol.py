@@ -116,6 +116,85 @@ def test_step_is_the_exact_minimizer(loss):
                     assert p0 <= P(new + h * sc * d) + 1e-12 * max(1.0, abs(p0)), case
 
 
+def _mp_step(w, x, y, eta, sigma, loss, prec=1300):
+    """The exact step in 1300-bit arithmetic (mpmath): bisection on s of the predicate
+    'min dl(g(s)) <= s' to 2^-1250 of the bracket, then u = S_{eta sigma}(w - eta s x)."""
+    import mpmath as mp
+
+    with mp.workprec(prec):
+        w = [mp.mpf(float(v)) for v in w]
+        x = [mp.mpf(float(v)) for v in x]
+        eta, sigma, y = mp.mpf(eta), mp.mpf(sigma), mp.mpf(y)
+        thr = eta * sigma
+
+        def S(u):
+            return mp.sign(u) * max(abs(u) - thr, 0)
+
+        def dmin(z):  # the left derivative of the loss
+            return {"squared": lambda: z - y, "absolute": lambda: mp.mpf(-1 if z <= y else 1),
+                    "hinge": lambda: -y if y * z <= 1 else mp.mpf(0),
+                    "squared_hinge": lambda: -y * (1 - y * z) if y * z < 1 else mp.mpf(0),
+                    "logistic": lambda: -y / (1 + mp.exp(y * z))}[loss]()
+
+        def holds(s):
+            return dmin(sum(xj * S(wj - eta * s * xj) for wj, xj in zip(w, x))) <= s
+
+        lo, hi = mp.mpf(-1), mp.mpf(1)
+        while not holds(hi):
+            hi *= 2
+        while holds(lo):
+            lo *= 2
+        for _ in range(1260):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+        return np.array([float(S(wj - eta * hi * xj)) for wj, xj in zip(w, x)])
+
+
+@pytest.mark.parametrize("loss", ["squared", "absolute", "hinge", "squared_hinge",
+                                  "logistic"])
+def test_step_at_a_huge_eta_is_exact(loss):
+    # beyond eta sigma = 2^30 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the step is computed in
+    # the variable tau = eta (s - e sigma/M) (fiol._far_step); compared with the step
+    # computed in 1300-bit arithmetic, eta up to 1e300, ties of |x_j| included
+    rng = np.random.default_rng(11 + loss_code(loss))
+    regression = LOSSES[loss]["task"] == "regression"
+    for k in range(8):
+        n = int(rng.integers(1, 5))
+        w = rng.standard_normal(n) * 10.0 ** rng.uniform(-1, 1)
+        x = rng.standard_normal(n)
+        if k % 3 == 0:
+            x = np.round(2 * x) / 2  # equal |x_j|: several coordinates at the edge
+            x[0] = x[0] or 1.0
+        y = rng.standard_normal() * 3 if regression else float(rng.choice([-1.0, 1.0]))
+        eta, sigma = 10.0 ** rng.uniform(20, 300), 10.0 ** rng.uniform(-3, 0)
+        ref = _mp_step(w, x, y, eta, sigma, loss)
+        for method in ("sort", "partition"):
+            u = fiol_step(w, x, y, eta=eta, sigma=sigma, loss=loss, method=method)
+            assert np.all(np.isfinite(u))
+            scale = max(1.0, np.abs(ref).max())
+            assert np.abs(u - ref).max() <= 1e-14 * scale, (loss, k, w, x, y, eta, sigma,
+                                                            u, ref)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_solver_at_a_huge_eta_takes_the_exact_steps(loss):
+    # fiol at eta = 1e300 returned w = 0 (every step rounded to 0); now each row in the far
+    # regime takes fiol_step's far-eta step: the run equals the loop of fiol_step calls, on
+    # dense and sparse rows, and moves away from 0
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((30, 5)) * (rng.random((30, 5)) < 0.6)
+    y = np.sign(X[:, 0] + 0.1)
+    w = np.zeros(5)
+    for i in range(30):
+        w = fiol_step(w, X[i], y[i], eta=1e300, sigma=0.1, loss=loss)
+    assert np.any(w != 0.0)
+    for XX in (X, sp.csr_matrix(X)):
+        res = rlmlib.fiol(XX, y, sigma=0.1, eta=1e300, epochs=1, loss=loss, order="cyclic")
+        assert np.array_equal(res.w, w), (res.w, w)
+    with pytest.raises(ValueError, match="X is too large for fiol"):  # unbounded loss
+        rlmlib.fiol(X, y, sigma=0.1, eta=1e300, epochs=1, loss="squared")
+
+
 def test_sigma_zero_is_implicit_sgd_and_squared_closed_form():
     rng = np.random.default_rng(3)
     for _ in range(200):

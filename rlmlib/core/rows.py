@@ -379,15 +379,17 @@ def _slow_row(data, a, b):
 
 
 @njit(cache=True)
-def _fold_row(data, a, b, acc, R, bad):
-    """(R, bad) after row data[a:b] whose sum of squares is acc: R the largest norm so far,
-    bad the first NaN/inf position so far (-1: none)."""
+def _fold_row(data, a, b, acc, A, Rs, bad):
+    """(A, Rs, bad) after row data[a:b] whose sum of squares is acc: A the largest sum of
+    squares of the rows the fast path takes (the norm is sqrt(A) once at the end, not a
+    square root per row: sqrt is monotone and correctly rounded, so max sqrt = sqrt max),
+    Rs the largest norm of the rows read again, bad the first NaN/inf position (-1: none)."""
     if _NORM_LO <= acc < math.inf:
-        return max(R, math.sqrt(acc)), bad
+        return max(A, acc), Rs, bad
     r, pos = _slow_row(data, a, b)
     if pos >= 0:
-        return R, (bad if bad >= 0 else pos)
-    return max(R, r), bad
+        return A, Rs, (bad if bad >= 0 else pos)
+    return A, max(Rs, r), bad
 
 
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
@@ -401,12 +403,13 @@ def _scan_csr(data, indices, indptr, m, n):
     (stored zeros included: one comparison, not two; :func:`_stats` tells them apart),
     canonical whether every row's columns strictly increase (no duplicates)."""
     nnz = np.uint64(data.shape[0])
-    R = 0.0
+    A = 0.0
+    Rs = 0.0
     nsub = 0
     if indptr[0] != 0:
-        return 1, np.int64(0), R, nsub, True
+        return 1, np.int64(0), 0.0, nsub, True
     if indptr[m] != nnz:
-        return 3, np.int64(m), R, nsub, True
+        return 3, np.int64(m), 0.0, nsub, True
     lo = np.int64(0)
     hi = np.int64(0)
     descents = 0
@@ -415,7 +418,7 @@ def _scan_csr(data, indices, indptr, m, n):
         a = indptr[i]
         b = indptr[i + 1]
         if b < a or b > nnz:
-            return 2, np.int64(i + 1), R, nsub, True
+            return 2, np.int64(i + 1), 0.0, nsub, True
         acc = 0.0
         ns = 0
         u = 0
@@ -431,7 +434,8 @@ def _scan_csr(data, indices, indptr, m, n):
             prev = c
         nsub += ns
         descents += u
-        R, bad = _fold_row(data, a, b, acc, R, bad)
+        A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    R = max(math.sqrt(A), Rs)
     if lo < 0 or hi >= np.int64(n):
         for j in range(data.shape[0]):  # locate the first fault (only on the error path)
             c = np.int64(indices[j])
@@ -446,7 +450,8 @@ def _scan_csr(data, indices, indptr, m, n):
 def _scan_dense(data, m, n):
     """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
     -1, max row norm, count of subnormal entries), as :func:`_scan_csr`."""
-    R = 0.0
+    A = 0.0
+    Rs = 0.0
     nsub = 0
     bad = np.int64(-1)
     for i in range(m):
@@ -460,8 +465,8 @@ def _scan_dense(data, m, n):
             ax = abs(x)
             ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
         nsub += ns
-        R, bad = _fold_row(data, a, b, acc, R, bad)
-    return bad, R, nsub
+        A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    return bad, max(math.sqrt(A), Rs), nsub
 
 
 def _numeric_pandas(X):

@@ -229,21 +229,83 @@ def _pieces_at(w, data, indices, start, stop, dense, eta, thr, sl, sh):
     return Al, eta * Cl, Ah, eta * Ch, changes
 
 
+@njit(cache=True, fastmath={"reassoc"})
+def _piece_at(w, data, indices, start, stop, dense, eta, thr, beta):
+    """(A, C) of the piece of g at beta (:func:`_pieces_at` at one point, a third of its
+    work): the sums of x_j (w_j - thr sign u_j) and eta x_j^2 over the coordinates with
+    |u_j| > thr, u_j = w_j - eta beta x_j. One read-only, branch-free pass."""
+    eb = eta * beta
+    A = 0.0
+    C = 0.0
+    if dense:
+        for p in range(start, stop):
+            x = data[p]
+            v = w[p]
+            u = v - eb * x
+            on = 1.0 if abs(u) > thr else 0.0
+            A += on * (x * (v - math.copysign(thr, u)))
+            C += on * (x * x)
+    else:
+        for p in range(start, stop):
+            x = data[p]
+            v = w[indices[p]]
+            u = v - eb * x
+            on = 1.0 if abs(u) > thr else 0.0
+            A += on * (x * (v - math.copysign(thr, u)))
+            C += on * (x * x)
+    return A, eta * C
+
+
 @njit(cache=True)
-def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh):
+def _soft_out(w, data, start, stop, es, thr, out):
+    """out[p] = S_thr(w[p] - es data[p]) over a dense row: contiguous and branch-free (it
+    vectorizes); NaN stays NaN."""
+    for p in range(start, stop):
+        u = w[p] - es * data[p]
+        t = abs(u) - thr
+        out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)
+
+
+@njit(cache=True, fastmath={"reassoc"})
+def _write_checked(w, data, start, stop, eta, thr, beta, s, out):
+    """The dense step's last pass, speculative: writes out = S_thr(w - eta s x) (as
+    :func:`_soft_out`) and counts the coordinates whose state (u > thr, |u| <= thr,
+    u < -thr) differs between beta and s. 0 means s lies on beta's piece, so that out is
+    the step; otherwise the caller computes out again. w is only read (out must differ)."""
+    es = eta * s
+    eb = eta * beta
+    changes = 0
+    for p in range(start, stop):
+        x = data[p]
+        v = w[p]
+        u = v - es * x
+        t = abs(u) - thr
+        out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)
+        ub = v - eb * x  # x_j = 0: ub = u, no change
+        changes += ((u > thr) != (ub > thr)) | ((u < -thr) != (ub < -thr))
+    return changes
+
+
+@njit(cache=True)
+def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh, out, z):
     """The partition step's first phase: Newton steps on the pieces of g, each evaluated
     straight from the row in one read-only pass. From beta, the next point is the root of
     beta's piece; if no breakpoint lies between the two points, that root is s* and the
-    piece is known: returns (lo, hi, A, C, True) with g = A - C s on [lo, hi] and nothing
-    left to select. Otherwise each evaluation narrows the range [sl, sh] holding s* (the
-    predicate of ``_holds``), and after five steps, or a non-finite value, returns (sl, sh,
-    0, 0, False): the selection then runs on the breakpoints inside, those outside being
-    decided as they are built (as the paper's Section 3.3 does with the range of dl)."""
-    z = _row_dot(w, data, indices, start, stop, dense)
+    piece is known: returns (lo, hi, A, C, True, written) with g = A - C s on [lo, hi] and
+    nothing left to select. On a dense row the check that no breakpoint lies between the two
+    points is made while the step at the new point is written to ``out``
+    (:func:`_write_checked`): then written is True, lo = hi = s* and the step is done in
+    three passes over the row (the margin, the piece at beta, the checked write). Otherwise
+    each evaluation narrows the range [sl, sh] holding s* (the predicate of ``_holds``), and
+    after five steps, or a non-finite value, returns (sl, sh, 0, 0, False, False): the
+    selection then runs on the breakpoints inside, those outside being decided as they are
+    built (as the paper's Section 3.3 does with the range of dl)."""
+    if z != z:  # not given (NaN): <w, x>
+        z = _row_dot(w, data, indices, start, stop, dense)
     beta = loss_deriv(code, z, y)  # the explicit step's s: where the search starts
     if not (sl < beta < sh and math.isfinite(beta)):
-        return sl, sh, 0.0, 0.0, False
-    A, C, _a, _c, _n = _pieces_at(w, data, indices, start, stop, dense, eta, thr, beta, beta)
+        return sl, sh, 0.0, 0.0, False, False
+    A, C = _piece_at(w, data, indices, start, stop, dense, eta, thr, beta)
     for _ in range(5):
         if not (math.isfinite(A) and math.isfinite(C)):
             break
@@ -253,19 +315,22 @@ def _bracket(code, y, w, data, indices, start, stop, dense, eta, thr, sl, sh):
             sl = beta
         nb = piece_root(code, A, C, y) if C > 0.0 else loss_deriv(code, A, y)
         if nb == beta:
-            return beta, beta, A, C, True
+            return beta, beta, A, C, True, False
         if not (sl <= nb <= sh and math.isfinite(nb)):
             break
+        if dense:  # write the step at nb and check in the same pass that nb is the root
+            if _write_checked(w, data, start, stop, eta, thr, beta, nb, out) == 0:
+                return nb, nb, A, C, True, True  # out holds S(w - eta nb x)
         lo, hi = min(nb, beta), max(nb, beta)
         Al, Cl, Ah, Ch, changes = _pieces_at(w, data, indices, start, stop, dense, eta, thr,
                                              lo, hi)
         A, C = (Al, Cl) if nb < beta else (Ah, Ch)
         if changes == 0 and math.isfinite(A) and math.isfinite(C):
-            return lo, hi, A, C, True  # nb is the root of a piece that holds it
+            return lo, hi, A, C, True, False  # nb: the root of a piece that holds it
         beta = nb
         if not (sl < beta < sh):
             break
-    return sl, sh, 0.0, 0.0, False
+    return sl, sh, 0.0, 0.0, False, False
 
 
 @njit(cache=True)
@@ -274,20 +339,23 @@ def step_row(w, data, indices, start, stop, y, eta, sigma, code, method, val, sw
     with indices 0..n-1), updating w in place at those coordinates; returns the scalar s.
     Scratch arrays val and sw (float64) need 2 (stop - start) entries."""
     return _step(w, data, indices, start, stop, False, y, eta, sigma, code, method, val, sw,
-                 rng, w)
+                 rng, w, math.nan)
 
 
 @njit(cache=True)
 def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val, sw, rng,
-          out):
+          out, z0):
     """step_row's body; ``dense``: the row is all of w (coordinate p, indices unused), and
-    the new iterate is written to ``out`` (w itself for in-place; w is only read before)."""
+    the new iterate is written to ``out``, an array other than w (the partition method may
+    write a candidate there before it knows s); sparse rows update w in place."""
     thr = eta * sigma
     smin, smax = s_range(code, y)
     done = False
     if method == 1:  # partition: narrow the range first (few read-only passes)
-        smin, smax, A, C, done = _bracket(code, y, w, data, indices, start, stop, dense, eta,
-                                          thr, smin, smax)
+        smin, smax, A, C, done, written = _bracket(code, y, w, data, indices, start, stop,
+                                                   dense, eta, thr, smin, smax, out, z0)
+        if written:
+            return smin  # the step at s = smin is in out (dense rows)
     if not done:
         A, C, smin, smax = _select(w, data, indices, start, stop, dense, y, eta, sigma, code,
                                    method, val, sw, rng, smin, smax)
@@ -297,12 +365,8 @@ def _step(w, data, indices, start, stop, dense, y, eta, sigma, code, method, val
     else:  # g is constant on the piece: w does not depend on s there
         s = loss_deriv(code, A, y)
     s = min(max(s, sl), sh)  # rounding only
-    es = eta * s
     if dense:
-        for p in range(start, stop):  # contiguous and branch-free: vectorizes
-            u = w[p] - es * data[p]
-            t = abs(u) - thr
-            out[p] = math.copysign(t * (1.0 if t > 0.0 else 0.0), u)  # S_thr(u); NaN stays
+        _soft_out(w, data, start, stop, eta * s, thr, out)
     else:
         for p in range(start, stop):
             j = indices[p]
@@ -353,6 +417,174 @@ def _select(w, data, indices, start, stop, dense, y, eta, sigma, code, method, v
     return partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
 
 
+@njit(cache=True)
+def _edge_u(xj, wj, tau, xi, d, thr2):
+    """u_j = S_thr(w_j - eta s x_j) at s = e sigma/M + tau/eta, written without the huge
+    terms (see :func:`_far_step`): xi = e sign(x_j), d = thr (M - |x_j|)/M, thr2 = 2 thr."""
+    if d == math.inf:
+        return 0.0  # |x_j| so far below M that no tau of interest makes u_j active
+    v = wj - tau * xj
+    if xi > 0.0:
+        a = v + d
+        return min(a, 0.0) + max(a - thr2, 0.0)
+    a = v - d
+    return max(a, 0.0) + min(a + thr2, 0.0)
+
+
+@njit(cache=True)
+def _edge_z(w, x, indices, start, stop, dense, tau, e, M, eta, sigma, thr2):
+    """(z, A, C) at tau: z = <x, u(tau)>, and g = A - C tau on the piece holding tau, A
+    and C summed from the active coordinates' own terms (so that A - C tau near the root
+    cancels nothing that z itself does not)."""
+    z = 0.0
+    A = 0.0
+    C = 0.0
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
+        if xj == 0.0:
+            continue
+        xi = e if xj > 0.0 else -e
+        d = eta * (sigma * ((M - abs(xj)) / M))
+        u = _edge_u(xj, w[j], tau, xi, d, thr2)
+        z += xj * u
+        if u != 0.0:
+            a = w[j] + xi * d  # u_j = a - tau x_j on the inner branch
+            if xi * u > 0.0:  # the outer branch, beyond 2 thr
+                a -= xi * thr2
+            A += xj * a
+            C += xj * xj
+    return z, A, C
+
+
+@njit(cache=True)
+def _two_prod(a, b):
+    """(p, err) with p = fl(a b) and p + err = a b exactly (Dekker's product; |a|, |b| well
+    inside the double range)."""
+    p = a * b
+    f = 134217729.0  # 2^27 + 1: Veltkamp's split
+    ca = f * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = f * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@njit(cache=True)
+def _edge_holds(code, y, z, e, sigma, M, tau, eta):
+    """The predicate of ``_holds`` at s = e sigma/M + tau/eta, as
+    (deriv_min(z) M - e sigma)/M <= tau/eta: the difference from the edge is formed with
+    an exact product (e sigma/M itself is never rounded, nor added to tau/eta, which at a
+    huge eta it would swallow); where the loss's derivative is flat, tau/eta is that
+    difference and needs every bit."""
+    p, err = _two_prod(deriv_min(code, z, y), M)
+    r = (p - e * sigma) + err
+    if not math.isfinite(r):
+        r = p - e * sigma
+    return r / M <= tau / eta
+
+
+@njit(cache=True)
+def _far_step(w, x, indices, start, stop, dense, y, eta, sigma, code, M, out):
+    """The exact step at an eta so large that eta sigma dwarfs w and 1/max|x_j| (module
+    docstring of the step; used beyond eta sigma = 2^30 max(|w_j|, 1/M, |y|/M)).
+
+    Then s lies within O(1/eta) of an edge e sigma/M of the interval where u = 0 (M =
+    max|x_j|, e = +-1), and u_j = S_thr(w_j - eta s x_j) is the difference of numbers near
+    thr = eta sigma: computed as it stands it rounds to 0. With s = e sigma/M + tau/eta
+    (exact change of variable), w_j - eta s x_j = v_j - xi_j thr + xi_j d_j with
+    v_j = w_j - tau x_j, xi_j = e sign(x_j) and d_j = thr (M - |x_j|)/M (M - |x_j| is exact),
+    so u_j = min(v_j + d_j, 0) + max(v_j + d_j - 2 thr, 0) for xi_j = +1 (mirrored for -1):
+    no term near thr is ever subtracted. z(tau) = <x, u(tau)> is piecewise linear and
+    non-increasing in tau; the root of 'deriv_min(z) - e sigma/M <= tau/eta' is found by a
+    binary search over the sorted breakpoints of tau and a bisection to adjacent doubles on
+    the last piece. The row is x[start:stop] at coordinates indices[start:stop] (``dense``:
+    coordinate p); writes u to ``out`` at those coordinates (out may be w: each w_j is read
+    before its u_j is written). Returns (e sigma/M, tau): s = e sigma/M + tau/eta."""
+    n = stop - start
+    thr = eta * sigma
+    thr2 = 2.0 * thr
+    # which edge: s* <= 0 iff the predicate holds at s = 0, where u = S_thr(w)
+    z0 = 0.0
+    for p in range(start, stop):
+        z0 += x[p] * soft(w[p if dense else indices[p]], thr)
+    e = -1.0 if deriv_min(code, z0, y) <= 0.0 else 1.0
+    s0 = e * sigma / M
+    bps = np.empty(2 * n)
+    k = 0
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
+        if xj == 0.0:
+            continue
+        d = eta * (sigma * ((M - abs(xj)) / M))
+        if d == math.inf:
+            continue
+        xi = e if xj > 0.0 else -e  # u_j is active where xi (v_j + xi d_j) < 0 or > 2 thr
+        for b in ((w[j] + xi * d) / xj, (w[j] + xi * (d - thr2)) / xj):
+            if math.isfinite(b):
+                bps[k] = b
+                k += 1
+    bps = np.sort(bps[:k])
+    # the first breakpoint where the predicate holds (k: none)
+    lo_i = 0
+    hi_i = k
+    while lo_i < hi_i:
+        mid = (lo_i + hi_i) // 2
+        z, _a, _c = _edge_z(w, x, indices, start, stop, dense, bps[mid], e, M, eta, sigma, thr2)
+        if _edge_holds(code, y, z, e, sigma, M, bps[mid], eta):
+            hi_i = mid
+        else:
+            lo_i = mid + 1
+    tl = bps[lo_i - 1] if lo_i > 0 else -math.inf
+    th = bps[lo_i] if lo_i < k else math.inf
+    # z is linear on [tl, th]: z(tau) = A - C tau, read at a point inside
+    if math.isfinite(tl) and math.isfinite(th):
+        tm = 0.5 * (tl + th)
+    elif math.isfinite(tl):
+        tm = tl + max(1.0, abs(tl))
+    elif math.isfinite(th):
+        tm = th - max(1.0, abs(th))
+    else:
+        tm = 0.0
+    _z, A, C = _edge_z(w, x, indices, start, stop, dense, tm, e, M, eta, sigma, thr2)
+    lo = tl if math.isfinite(tl) else tm
+    step = max(1.0, abs(tm))
+    while not math.isfinite(tl) and _edge_holds(code, y, A - C * lo, e, sigma, M, lo, eta):
+        lo -= step
+        step *= 2.0
+        if not math.isfinite(lo):
+            break
+    hi = th if math.isfinite(th) else tm
+    step = max(1.0, abs(tm))
+    while not math.isfinite(th) and not _edge_holds(code, y, A - C * hi, e, sigma, M, hi,
+                                                    eta):
+        hi += step
+        step *= 2.0
+        if not math.isfinite(hi):
+            break
+    for _ in range(4200):  # bisection to adjacent doubles
+        mid = 0.5 * (lo + hi)
+        if not (lo < mid < hi):
+            break
+        if _edge_holds(code, y, A - C * mid, e, sigma, M, mid, eta):
+            hi = mid
+        else:
+            lo = mid
+    tau = hi
+    for p in range(start, stop):
+        xj = x[p]
+        j = p if dense else indices[p]
+        if xj == 0.0:
+            out[j] = soft(w[j], thr)
+            continue
+        d = eta * (sigma * ((M - abs(xj)) / M))
+        out[j] = _edge_u(xj, w[j], tau, e if xj > 0.0 else -e, d, thr2)
+    return s0, tau
+
+
 _SCRATCH = threading.local()
 
 
@@ -367,15 +599,35 @@ def _scratch(k):
 
 
 @njit(cache=True)
+def _row_far(w, data, indices, start, stop, y, thr):
+    """(far, M) for a CSR row: M = max|x_j| and whether thr = eta sigma is beyond
+    2^30 max(|w_j|, 1/M, |y|/M) over the row's coordinates (``_far`` of ``fiol_step``)."""
+    Mw = 0.0
+    M = 0.0
+    for p in range(start, stop):
+        Mw = max(Mw, abs(w[indices[p]]))
+        M = max(M, abs(data[p]))
+    if M == 0.0:
+        return False, M
+    return thr > 2.0 ** 30 * max(Mw, 1.0 / M, abs(y) / M), M
+
+
+@njit(cache=True)
 def fiol_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
-               sched, sigma, code, look_ahead, method, val, sw, rng):
+               sched, sigma, code, look_ahead, method, val, sw, rng, far):
     """Fully implicit steps on examples order[start:stop] from step t_first; state[0]
-    is U (the loop of every l1 method, ``l1.py``)."""
+    is U (the loop of every l1 method, ``l1.py``). ``far``: eta sigma may be so large
+    that a row needs :func:`_far_step` (each row is then checked, one pass over it)."""
     U = state[0]
     for k in range(start, stop):
         i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U,
                              t_first + k - start, eta0, sched, look_ahead)
-        step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
+        here, M = _row_far(w, data, indices, a, b, y[i], eta * sigma) if far else (False,
+                                                                                  0.0)
+        if here:
+            _far_step(w, data, indices, a, b, False, y[i], eta, sigma, code, M, w)
+        else:
+            step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
         U = leave(indices, a, b, last, U, eta * sigma)
     state[0] = U
 
@@ -402,24 +654,32 @@ def pivot_state(seed):
     return np.array([(int(seed) * 0x9E3779B97F4A7C15 + 1) % (1 << 64) or 1], dtype=np.uint64)
 
 
-@njit(cache=True)
-def _max_bits(b):
-    """max over the bits of |a_i| (b = a.view(uint64)): for doubles without their sign the
-    integer order is the numeric order, and NaN and inf lie above every finite value; an
-    integer reduction, so it vectorizes."""
-    m = np.uint64(0)
+@njit(cache=True, fastmath={"reassoc"})
+def _scan_wx(w, x, bw, bx):
+    """(max bits of |w_i|, max bits of |x_i|, <w, x>) in one pass over both arrays (bw =
+    w.view(uint64), bx likewise, all of equal length): for doubles without their sign the
+    integer order is the numeric order, and NaN and inf lie above every finite value;
+    integer reductions and a reassociated sum, so the loop vectorizes."""
+    mw = np.uint64(0)
+    mx = np.uint64(0)
     mask = np.uint64(0x7FFFFFFFFFFFFFFF)
-    for i in range(b.shape[0]):
-        m = max(m, b[i] & mask)
-    return m
+    z = 0.0
+    for i in range(bw.shape[0]):
+        mw = max(mw, bw[i] & mask)
+        mx = max(mx, bx[i] & mask)
+        z += w[i] * x[i]
+    return mw, mx, z
 
 
-def _max_abs(a):
-    """max |a_i| of a contiguous float64 array in one pass; inf when an entry is NaN or
-    inf (0 for an empty array)."""
-    m = _max_bits(a.view(np.uint64))
-    return math.inf if m >= 0x7FF0000000000000 else float(np.array([m], np.uint64)
-                                                          .view(np.float64)[0])
+def _max_abs(w, x):
+    """(max |w_i|, max |x_i|, <w, x>) of two contiguous float64 arrays of equal length in
+    one pass; a maximum is inf for an array holding NaN or inf (0 for empty arrays), and
+    the product is then meaningless."""
+    mw, mx, z = _scan_wx(w, x, w.view(np.uint64), x.view(np.uint64))
+    bits = np.array([mw, mx], dtype=np.uint64)
+    vals = bits.view(np.float64)
+    return tuple(math.inf if b >= 0x7FF0000000000000 else float(v)
+                 for b, v in zip(bits.tolist(), vals)) + (float(z),)
 
 
 def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
@@ -466,6 +726,12 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
     ...
     ValueError: y must be -1 or +1 for the 'hinge' loss; got 0.5
     """
+    return _checked(w, x, y, eta, sigma, loss, method, copy)[:7]
+
+
+def _checked(w, x, y, eta, sigma, loss, method, copy):
+    """:func:`check_step_args`'s checks; returns its tuple and (max|w_j|, max|x_j|,
+    <w, x>), measured in the same pass."""
     code = loss_code(loss)
     method_code = METHODS[check_choice("method", method, tuple(METHODS))]
     eta = check_positive("eta", eta)
@@ -476,7 +742,7 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
         raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
     if x.shape != w.shape:
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
-    Mw, Mx = _max_abs(w), _max_abs(x)  # one pass each; NaN and inf come out as inf
+    Mw, Mx, z = _max_abs(w, x)  # one pass over both; NaN and inf come out as inf
     if not (Mw < math.inf and Mx < math.inf):
         raise ValueError("w and x must be finite (no NaN or inf)")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
@@ -495,18 +761,17 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
                 f"= {slope:.3g} and max|w_j| max|x_j| n = {margin:.3g} must stay below "
                 f"2**1020 (the slope of g and the margins the step sums); scale x or w down "
                 f"or lower eta")
-        # u_j = S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference
-        # is of the order of w or z / x: beyond 2^30 times that, rounding (eps thr) leaves
-        # fewer than 22 correct bits (at eta = 1e300 none: the step came out 0)
-        scale = max(Mw, 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
-        if eta * sigma > 2.0 ** 30 * scale:
-            raise ValueError(
-                f"eta={eta!r} is too large for sigma={sigma!r} on this w and x: the step "
-                f"subtracts numbers near eta * sigma = {eta * sigma:.3g} whose difference is of "
-                f"the order of max(|w_j|, 1/max|x_j|) = {scale:.3g}, which double precision "
-                f"cannot resolve beyond eta * sigma = 2**30 times it; lower eta (the exact "
-                f"step tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows)")
-    return w, x, y, eta, sigma, code, method_code
+    return w, x, y, eta, sigma, code, method_code, Mw, Mx, z
+
+
+def _far(eta, sigma, Mw, M, y):
+    """Whether eta sigma is beyond 2^30 max(|w_j|, 1/M, |y|/M), M = max|x_j|: there
+    S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference is of the
+    order of w or z / x, and computed as it stands rounding (eps thr) would leave fewer than
+    22 correct bits (at eta = 1e300 none: the step came out 0); :func:`_far_step` computes it
+    without those subtractions."""
+    scale = max(Mw, 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
+    return eta * sigma > 2.0 ** 30 * scale
 
 
 def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=False):
@@ -547,8 +812,16 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     ValueError
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
         entries, a label other than +-1 for a classification loss, or x beyond the step's
-        range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020), or eta sigma
-        beyond 2**30 max(|w_j|, 1/max|x_j|) (the step cannot be resolved in double precision).
+        range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020).
+
+    Notes
+    -----
+    Beyond eta sigma = 2**30 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the soft threshold
+    S_{eta sigma}(w_j - eta s x_j) would subtract numbers near eta sigma whose difference is
+    of the order of w: there the step is computed in the variable tau = eta (s - e sigma/M),
+    M = max|x_j|, e = +-1, where nothing near eta sigma is subtracted (``_far_step``; both
+    methods), and it tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows. The returned s
+    is then e sigma/M + tau/eta rounded.
 
     Examples
     --------
@@ -556,15 +829,21 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     >>> rlmlib.fiol_step(np.zeros(2), np.array([1.0, 0.0]), 3.0, eta=1.0, sigma=0.5,
     ...                  loss="squared")
     array([1.25, 0.  ])
+    >>> rlmlib.fiol_step(np.ones(2), np.array([2.0, 1.0]), 1.0, eta=1e300, sigma=0.1,
+    ...                  loss="hinge")   # the limit: margin 1 on the largest |x_j|
+    array([0.5, 0. ])
     """
-    w, x, y, eta, sigma, code, mc = check_step_args(w, x, y, eta, sigma, loss, method,
-                                                    copy=False)
+    w, x, y, eta, sigma, code, mc, Mw, Mx, z = _checked(w, x, y, eta, sigma, loss, method,
+                                                        False)
     n = x.shape[0]
-    rng = pivot_state(seed)
     out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
-    s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n), rng, out)
-    w = out
-    return (w, s) if return_s else w
+    if _far(eta, sigma, Mw, Mx, y):
+        s0, tau = _far_step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, Mx, out)
+        s = s0 + tau / eta
+    else:
+        s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n),
+                  pivot_state(seed), out, z)
+    return (out, s) if return_s else out
 
 
 def breakpoints(w, x, *, eta, sigma):
@@ -633,7 +912,8 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
 
     Each step is the exact fully implicit step (``rlmlib.fiol_step``) on one example; on sparse
     rows the untouched coordinates are shrunk lazily, so a step costs O(nnz log nnz) (sort)
-    or expected O(nnz) (partition).
+    or expected O(nnz) (partition). At an eta so large that eta sigma dwarfs the row's w and
+    1/max|x_j| the step is computed as ``fiol_step`` computes it there (see its Notes).
 
     Parameters
     ----------
@@ -682,9 +962,13 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
     """
     mc = METHODS[check_choice("method", method, tuple(METHODS))]
 
-    def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots
+    def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots,
+        # and whether a step can reach the far regime of fiol_step (eta sigma beyond
+        # 2^30 / max|x_j| needs eta sigma beyond 2^30 / R: checked per row only then)
         width = int(np.max(np.diff(p.rows.indptr))) if p.m else 0
-        return mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed)
+        far = p.R > 0.0 and p.sigma * float(eta) > 2.0 ** 30 / p.R
+        return (mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed),
+                far)
 
     return run_l1("fiol", fiol_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,

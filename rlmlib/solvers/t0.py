@@ -220,11 +220,14 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
     if skip_given:
         check_skip_reaches(skip, p, name)
     reg_skip = skip if skip_limit and skip <= p.epochs * p.m else 1
+    limit = math.log(AMPLIFICATION_MAX)
+    if t0 is not None and t0 >= t0_min(p.sigma, p.code, p.R, reg_skip):
+        # stable as given: no pass over X for the row norms (the validation pass's R)
+        return t0, False, {"t0_min": t0_min(p.sigma, p.code, p.R, reg_skip)}
     norms2 = row_norms2(p.rows)
     R = math.sqrt(float(norms2.max())) if norms2.size else 0.0
     bins = norm_bins(norms2)
     lo = t0_min(p.sigma, p.code, R, reg_skip)
-    limit = math.log(AMPLIFICATION_MAX)
 
     def log_growth(t):
         return amplification(t, p.sigma, p.code, bins, reg_skip) if t < lo else 0.0
