@@ -5,8 +5,9 @@
 Dual averaging with the mirror map grad r* (rlmlib.pnorm): theta_0 = 0, w_0 = 0, and for
 t = 1..T with a batch A_t of k examples drawn uniformly with replacement
 
-    lambda_t = (1/k) sum_{A_t} loss'(<w_{t-1}, x>, y) x          (a subgradient of g_t)
-    theta_t  = theta_{t-1} - lambda_t
+    g_t      = (1/k) sum_{A_t} loss'(<w_{t-1}, x>, y) x   (a subgradient of the batch's
+                                                           mean loss; the paper's lambda_t)
+    theta_t  = theta_{t-1} - g_t
     w_t      = grad r*(theta_t / ((t+1) sigma))                   (on the ball if radius)
 
 The returned iterate is the last, w_T (the chapter explains why).
@@ -185,7 +186,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
         overflow = False
         nt = 0
         if k == 1:
-            # theta <- theta - lambda_t directly at the example's non-zeros
+            # theta <- theta - g_t directly at the example's non-zeros
             if coef[0] != 0.0:
                 i = batch[step]
                 c = coef[0] * inv_scale
@@ -195,7 +196,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
                     overflow |= abs(th[col]) > 1.0
                 nt = np.int64(indptr[i + 1] - indptr[i])
         else:
-            # lambda_t gathered into g at the distinct touched columns (one power each)
+            # g_t gathered into g at the distinct touched columns (one power each)
             for b in range(k):
                 d = coef[b]
                 if d != 0.0:
@@ -208,7 +209,7 @@ def _pgs_steps(data, indices, indptr, y, batch, k, code, p, sigma, radius, t_beg
                         nt += 1 - mark[col]
                         mark[col] = True
                         g[col] += d * data[j]
-            # theta <- theta - lambda_t at the touched columns; keep u and S = ||th||_q^q
+            # theta <- theta - g_t at the touched columns; keep u and S = ||th||_q^q
             for a in range(nt):
                 col = touched[a]
                 S = _move(th, u, q, n4, col, g[col] * inv_scale, S)
