@@ -146,7 +146,8 @@ def _check_scale(p, t0):
     from ..core.losses import LOSSES
 
     if LOSSES[p.loss]["lipschitz"] <= 1.0:
-        p.check_scale(p.R / (p.sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))")
+        p.check_scale(p.R / p.sigma / min(1.0, t0),   # sigma t0 may underflow to 0
+                      "max||x|| / (sigma min(1, t0))")
     else:
         p.check_scale(*p.minimizer_bound())
 
