@@ -310,3 +310,26 @@ def test_vr_step_beyond_2_over_Lmax_warns_before_the_run(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rlmlib.SOLVERS[name](X, y, sigma=SIGMA, epochs=1, loss="logistic", step=1.9 / Lmax)
+
+
+def test_default_skip_counts_nonzeros_in_every_storage():
+    """skip = 16 n / d with d the mean count of non-zero values per row: the same for a
+    dense X with zeros, its CSR form, a CSR holding explicit zeros and compact dense rows
+    (it was 16 for the dense form, 16 n / nnz for the CSR)."""
+    from rlmlib.solvers.t0 import default_skip
+    A = np.random.default_rng(5).standard_normal((40, 8))
+    A[A < 0.3] = 0.0
+    d = np.count_nonzero(A) / 40
+    stored = sp.csr_matrix(A)
+    stored.data[::3] = 0.0                     # explicit zeros, still stored
+    B = stored.toarray()
+    for X, nz in ((A, d), (sp.csr_matrix(A), d), (stored, np.count_nonzero(B) / 40)):
+        assert default_skip(as_rows(X)) == int(16 * 8 / nz)
+    assert default_skip(as_rows(A, compact_dense=True)) == default_skip(as_rows(A))
+    y = np.where(A[:, 0] > 0, 1.0, -1.0)
+    y[:2] = 1.0, -1.0
+    for name in ("svmsgd2", "sgdqn"):
+        f = rlmlib.SOLVERS[name]
+        skips = [f(X, y, sigma=SIGMA, epochs=1, t0=1e4).params["skip"]
+                 for X in (A, sp.csr_matrix(A))]
+        assert skips == [int(16 * 8 / d)] * 2

@@ -53,8 +53,10 @@ T0_DECREASE = 1e-3
 def default_skip(rows):
     """skip = 16 n / d (n features, d average non-zeros per example), at least 1.
 
-    Dense data: 16. Bottou's programs compute the same quantity (``calibrate``)."""
-    nnz = rows.data.shape[0]
+    d counts the non-zero values, whatever the storage: a dense X and its CSR form (or a CSR
+    holding explicit zeros) get the same skip (dense data without zeros: 16). Bottou's
+    programs compute the same quantity (``calibrate``)."""
+    nnz = int(np.count_nonzero(rows.data))
     d = nnz / n_rows(rows)
     return max(1, int(SKIP_C * rows.n_features / max(d, 1e-300)))
 
