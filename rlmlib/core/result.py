@@ -32,6 +32,34 @@ class ConvergenceWarning(RuntimeWarning):
     """
 
 
+#: a checkpoint whose objective exceeds GROWTH_MAX * F(0), after the solver's warm-up, warns
+#: at once (the run has grown by orders of magnitude; issue 19, item 2)
+GROWTH_MAX = 1e3
+
+
+def warn_growth(obj, F0, t, warmup, where, suspect, state, stacklevel):
+    """Warn :class:`ConvergenceWarning` (once per run: ``state[0]`` records it) when the
+    objective ``obj`` at checkpoint step ``t >= warmup`` exceeds GROWTH_MAX * F(0) (F(0) > 0).
+
+    Every run starts at w = 0 and every checkpoint's objective is also above the run's
+    minimum so far, so this is a growth by three orders of magnitude over both. The end
+    check only sees the last value; this one, called wherever the solver's trace is
+    evaluated (``n_checkpoints``), names the checkpoint and the suspect setting while a
+    long run is still going. ``warmup``: the steps during which the solver's own iterates
+    may legitimately sit that high (Pegasos's first steps 1/(sigma t)). ``where`` (the solver
+    and its settings, a callable giving the epoch of step t) and ``suspect`` (the hint)
+    make the message."""
+    if state[0] or t < warmup or not F0 > 0.0 or not obj > GROWTH_MAX * F0:
+        return
+    state[0] = True
+    name, settings, epoch = where
+    import warnings
+    warnings.warn(ConvergenceWarning(
+        f"{name}: the objective grew to F(w) = {obj:.6g} at step {t} (epoch {epoch(t):.3g}), "
+        f"more than {GROWTH_MAX:g} times F(0) = {F0:.6g} (w = 0), with {settings}: "
+        f"{suspect}"), stacklevel=stacklevel)
+
+
 class Trace:
     """Checkpoints of a run. Arrays of equal length, one entry per checkpoint (the first is the
     starting point). ``seconds`` counts solver time only: evaluating the checkpoints is not

@@ -357,6 +357,13 @@ def solver_doc(name, summary, step_note=""):
     isgd, sgd_l1): ``summary`` first, then the sections, with an example of ``name``."""
     return f"""{summary}
 
+    Accuracy: a constant eta stops in a neighbourhood of the optimum whose size grows with
+    eta. With eta = 1/L (L = smoothness · max‖x‖² + σ, half the stability limit 2/L) and
+    30 epochs, fiol, comid, isgd and sgd_l1 end within a relative gap of 0.1 of the l1
+    optimum on the small problems of ``tests/test_defaults.py`` (measured 0.015 – 0.071;
+    0.02 – 0.05 with eta = 0.3/L and 100 epochs; schedule='invsqrt' with eta = 1/L: 0.24 –
+    0.67 after 100 epochs).
+
     Parameters
     ----------
     X, y, sigma, eta, epochs, loss, schedule, seed, order, n_checkpoints, X_test, y_test,
