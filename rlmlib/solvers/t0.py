@@ -208,7 +208,8 @@ def check_skip_reaches(skip, p, name):
             StepLimitWarning, stacklevel=5)
 
 
-def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False):
+def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False,
+              any_t0_stable=False):
     """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given (with a
     warning before the run when w can grow a thousandfold on the steps beyond the stability limit,
     :func:`amplification`), or, for None, the paper's selection (:func:`select_t0`, on
@@ -225,7 +226,7 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
     norms2 = row_norms2(p.rows)
     R = math.sqrt(float(norms2.max())) if norms2.size else 0.0
     bins = norm_bins(norms2)
-    lo = t0_min(p.sigma, p.code, R, reg_skip)
+    lo = 0.0 if any_t0_stable else t0_min(p.sigma, p.code, R, reg_skip)
     limit = math.log(AMPLIFICATION_MAX)
 
     def log_growth(t):
