@@ -15,7 +15,7 @@ from .checks import (STEPS_MAX, _is_real, _show, check_int, check_seed, check_si
                      check_steps)
 from .losses import LOSSES, loss_code, loss_task, loss_values
 from .order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
-from .result import ConvergenceWarning, Result
+from .result import ConvergenceWarning, Result, warn_growth
 from .rows import (check_scale, check_test_set, check_X_y, is_compact, n_rows, row_scale,
                    unsigned_index)
 from .runner import check_checkpoints, holdout_metric, run_checkpointed
@@ -283,7 +283,7 @@ class Problem:
         return advance
 
     def run(self, steps, get_w, params, *, info=None, on_checkpoint=None, hint=None,
-            copy_rows=True, state=None, snapshot=None):
+            copy_rows=True, state=None, snapshot=None, warmup=0):
         """Run the ``total`` steps with checkpoints; return the Result.
 
         ``steps``: see :meth:`walker`. ``get_w()`` returns the current weights (a new array
@@ -294,8 +294,11 @@ class Problem:
         costs more than a look or changes the solver's state). ``copy_rows``: see
         :meth:`walker`. ``snapshot()``: stage mode only (:meth:`set_stages`), called at the
         start of every stage. ``hint`` names the setting most likely responsible
-        when the run diverges or ends above F(0) (e.g. 't0=10: the first steps 1/(sigma
-        (t + t0)) are too long for these rows; pass a larger t0').
+        when the run diverges, grows by orders of magnitude or ends above F(0) (e.g. 't0=10:
+        the first steps 1/(sigma (t + t0)) are too long for these rows; pass a larger t0').
+        ``warmup``: the steps before which a checkpoint's growth is not checked
+        (``core.result.warn_growth``: with ``n_checkpoints``, a checkpoint above 1e3 F(0)
+        warns at once).
 
         Raises FloatingPointError when the weights or the objective overflow (at the end of
         each segment, at each checkpoint, and at the end when ||x|| ||w|| left the range
@@ -340,12 +343,15 @@ class Problem:
             obj = self.objective(w)
             if not np.isfinite(obj):
                 diverged(done[0])
+            if self.n_checkpoints is not None:  # growth by orders of magnitude: warn now
+                warn_growth(obj, F0, done[0], warmup, (name, settings, lambda t: t / m),
+                            hint, grew, _caller_level())
             if on_checkpoint is not None:
                 on_checkpoint()
             return obj, holdout_metric(self.test, w, self.task)
 
         F0 = self.F0
-        warned = [False]
+        warned, grew = [False], [False]
 
         def check_end(obj, at_least=False):
             if not warned[0] and obj > F0 and obj - F0 > 1e-12 * max(1.0, abs(F0)):

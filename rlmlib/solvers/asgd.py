@@ -121,7 +121,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     sigma : float > 0
         Regularization weight σ of (σ/2)‖w‖².
     epochs : int >= 1
-        Passes over the data (T = epochs · m steps).
+        Passes over the data (T = epochs · m steps). The defaults reach a relative gap of
+        1e-2 in 200 epochs on the small problems of ``tests/test_defaults.py`` (hinge,
+        squared hinge, logistic; 100 epochs leave 0.016 on the squared hinge).
     loss : str, default 'hinge'
         A classification loss of ``rlmlib.LOSSES``.
     eta0 : float > 0 or None
