@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive
+from ..core.checks import check_first_step, check_int, check_positive
 from ..core.rows import Rows, is_compact, n_rows
 from ..core.objective import objective_rows
 from .limits import StepLimitWarning
@@ -219,7 +219,7 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
     ``skip`` (``skip_given``) beyond the run's step count warns too (the regularization step
     would never be taken; the default 16 n/d can exceed a short run on sparse data without
     a word). ``skip_limit``: the corrected SGD-QN, whose first shrink needs t0 >= skip/2."""
-    t0 = None if t0 is None else check_positive("t0", t0)
+    t0 = None if t0 is None else check_first_step(name, "t0", check_positive("t0", t0), p.sigma)
     if skip_given:
         check_skip_reaches(skip, p, name)
     reg_skip = skip if skip_limit and skip <= p.epochs * p.m else 1
