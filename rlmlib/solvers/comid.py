@@ -28,7 +28,7 @@ def comid_row(w, data, indices, start, stop, y, eta, sigma, code):
 
 
 @sigma_keyword
-def comid(X, y, *, sigma, eta, epochs, loss, schedule="constant", seed=0, order="reshuffle",
+def comid(X, y, *, sigma, eta=None, epochs, loss, schedule=None, seed=0, order="reshuffle",
           n_checkpoints=None, X_test=None, y_test=None, progress=False):
     return run_l1("comid", comid_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,

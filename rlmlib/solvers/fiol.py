@@ -906,7 +906,7 @@ def g_function(s, w, x, *, eta, sigma):
 
 
 @sigma_keyword
-def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="constant", seed=0,
+def fiol(X, y, *, sigma, eta=None, epochs, loss, method="partition", schedule=None, seed=0,
          order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False):
     """Fully implicit online learning on F(w) = sigma ||w||_1 + (1/m) sum_i l(<w, x_i>; y_i).
 
@@ -922,15 +922,18 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
         Labels (any two values, mapped to -1/+1) or real targets for 'squared'/'absolute'.
     sigma : float >= 0
         Weight of the l1 regularizer (0: implicit SGD).
-    eta : float > 0
-        Learning rate eta (the first one for ``schedule='invsqrt'``).
+    eta : float > 0 or None
+        Learning rate eta (the first one for a decreasing schedule). None (the default):
+        eta = 1/L, L = smoothness · max‖x‖² + σ (1 for a kinked loss), with ``schedule``
+        'slow_invsqrt'; see "Accuracy" in ``rlmlib.comid`` (the budget: 500 epochs).
     epochs : int >= 1
     loss : str
         One of ``rlmlib.LOSSES``.
     method : {'partition', 'sort'}
         Algorithm 2 (default) or Algorithm 1 for the step.
-    schedule : {'constant', 'invsqrt'}
-        eta_t = eta, or eta / sqrt(t + 1) at step t = 0, 1, ...
+    schedule : {'constant', 'invsqrt', 'slow_invsqrt'} or None
+        eta_t = eta, eta / sqrt(t + 1), or eta / sqrt(1 + t / (10 m)) at step t = 0, 1, ...
+        None: 'constant' for a given eta, 'slow_invsqrt' when eta is None.
     seed : int >= 0
         Seed of the example order and of the partition's pivots.
     order : {'reshuffle', 'shuffle_once', 'cyclic'}
@@ -942,7 +945,9 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
     Returns
     -------
     Result
-        ``res.w`` (every lazy shrink applied), ``res.objective``, ``res.trace``.
+        ``res.w`` (every lazy shrink applied), ``res.objective``, ``res.trace``;
+        ``res.params['eta']`` the eta used, ``res.params['default']`` whether the default
+        rule chose it.
 
     Raises
     ------
@@ -966,7 +971,7 @@ def fiol(X, y, *, sigma, eta, epochs, loss, method="partition", schedule="consta
         # and whether a step can reach the far regime of fiol_step (eta sigma beyond
         # 2^30 / max|x_j| needs eta sigma beyond 2^30 / R: checked per row only then)
         width = int(np.max(np.diff(p.rows.indptr))) if p.m else 0
-        far = p.R > 0.0 and p.sigma * float(eta) > 2.0 ** 30 / p.R
+        far = p.R > 0.0 and p.sigma * float(p.eta) > 2.0 ** 30 / p.R
         return (mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed),
                 far)
 

@@ -15,9 +15,15 @@ from ..core.losses import LOSSES, NAMES, loss_code, loss_deriv, loss_task
 from ..core.problem import Problem, l1_objective_rows
 from ..core.rows import Rows, check_X_y
 from .l1 import settled
-from .limits import warn_step
+from .limits import smoothness, warn_step
 
-SCHEDULES = {"constant": 0, "invsqrt": 1}
+SCHEDULES = {"constant": 0, "invsqrt": 1, "slow_invsqrt": -1}
+#: the default when eta is not given: eta_t = DEFAULT_ETA / L / sqrt(1 + t / (DEFAULT_DECAY
+#: m)) ('slow_invsqrt': the rate of the first DEFAULT_DECAY epochs, then eta / sqrt(epochs)),
+#: L = smoothness * max||x||^2 + sigma (1 for a kinked loss), half the explicit steps'
+#: stability limit 2/L (measured in l1.solver_doc, "Accuracy")
+DEFAULT_ETA = 1.0
+DEFAULT_DECAY = 10
 #: stack levels from warn_step to the caller of sgd_l1/comid
 WARN_LEVEL = 5
 
@@ -111,7 +117,7 @@ def l1_objective(X, y, w, *, sigma, loss):
 
 
 @sigma_keyword
-def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant", seed=0,
+def run_l1(name, kernel, X, y, *, sigma, eta=None, epochs, loss, schedule=None, seed=0,
            order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False,
            own=None, own_params=None, zeros_absent=False):
     """Run the l1 method ``name`` whose loop kernel is ``kernel(data, indices, indptr, y, w,
@@ -120,16 +126,28 @@ def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant",
     checks), ``own_params`` its hyperparameters for ``res.params``; ``zeros_absent``: run on
     the rows without their stored zeros (:func:`without_stored_zeros`). The checks (sigma >= 0,
     eta, schedule, then everything ``Problem`` checks), the scale bound and the run are
-    shared."""
-    eta = check_positive("eta", eta)
-    sched = SCHEDULES[check_choice("schedule", schedule, tuple(SCHEDULES))]
+    shared. ``eta`` None: DEFAULT_ETA / L with ``schedule`` (None: 'slow_invsqrt');
+    ``schedule`` None with a given eta: 'constant'; ``p.eta`` holds the eta used."""
+    if eta is not None:
+        eta = check_positive("eta", eta)
+    schedule = check_choice("schedule", "constant" if schedule is None and eta is not None
+                            else "slow_invsqrt" if schedule is None else schedule,
+                            tuple(SCHEDULES))
     p = Problem(name, X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
                 n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test, progress=progress,
                 sigma_zero=True, penalty="l1", compact_dense=False)
     if zeros_absent:
         p.rows = without_stored_zeros(p.rows)
     total = p.total
-    _check_scale(p, eta * total if sched == 0 else eta * 2.0 * math.sqrt(total))
+    default = eta is None
+    if default:
+        L = smoothness(p.code, p.R, p.sigma)
+        eta = DEFAULT_ETA / L if L > 0 else 1.0  # L = 0: every row zero, w stays 0
+    # the kernels' sched: 0 constant, tau > 0: eta_t = eta / sqrt(1 + t / tau)
+    tau = float(SCHEDULES[schedule] if schedule != "slow_invsqrt" else DEFAULT_DECAY * p.m)
+    p.eta = eta
+    _check_scale(p, eta * total if tau == 0 else eta * 2.0 * math.sqrt(total) if tau == 1
+                 else eta * min(total, 2.0 * math.sqrt(tau * (tau + total))))
     if name in ("sgd_l1", "comid"):  # explicit loss steps (fiol, isgd: implicit, any eta)
         warn_step(name, "eta", eta, p.R, p.code, stacklevel=WARN_LEVEL)
     w = np.zeros(p.n)
@@ -138,11 +156,12 @@ def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant",
     args = own(p) if own is not None else ()
 
     def steps(rows, yy, indices, indptr, idx, start, stop, t, look_ahead):
-        kernel(rows.data, indices, indptr, yy, w, last, state, idx, start, stop, t, eta, sched,
+        kernel(rows.data, indices, indptr, yy, w, last, state, idx, start, stop, t, eta, tau,
                p.sigma, p.code, look_ahead, *args)
 
     params = {"sigma": p.sigma, "eta": eta, "epochs": p.epochs, "loss": loss,
-              "schedule": schedule, "seed": p.seed, "order": p.order, **(own_params or {})}
+              "schedule": schedule, "default": default, "seed": p.seed, "order": p.order,
+              **(own_params or {})}
     hint = (f"eta={eta:.6g}: the steps are too long for these rows (max||x|| = {p.R:.3g}); "
             f"use a smaller eta")
     return p.run(steps, lambda: settled(w, last, state[0]), params, state=lambda: (w,),
