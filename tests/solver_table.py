@@ -60,3 +60,135 @@ def honest_end(f):
         (end, F0, [str(c.message) for c in warned])
     assert np.isfinite(end)
     return res
+
+
+#: The budget of each registered solver's default call in the tests of issue 19 item 1,
+#: sigma = 1e-2, and the relative gap (F - F*)/F* it must reach: (kwargs, gap on the book's
+#: small problems (tests/test_defaults.py), gap on random 40 - 80-row problems
+#: (tests/test_properties.py)); None: below F(0) only (the solver's docstring gives the
+#: measured cause). "c/L" for eta: c / L, L = smoothness * max||x||^2 + sigma (2/L is the
+#: explicit steps' stability limit). Where the two gaps differ, 60 random problems (seeds
+#: 1000..1059) measured a larger one: asgd 8.3e-3 (hypothesis found 1.01e-2, hinge), sdca
+#: 8.9e-3 (hinge), pgs 2.2e-2 (squared), svrg 0.133 (squared, one problem in 60; the others
+#: <= 4.5e-5), the l1 methods 0.093 (hypothesis found 0.104, comid, squared hinge).
+DEFAULT_BUDGET = {
+    "sgd": (dict(epochs=100), 1e-2, 1e-2),
+    "svmsgd2": (dict(epochs=100), 1e-2, 1e-2),
+    "asgd": (dict(epochs=200), 1e-2, 2e-2),
+    "sag": (dict(epochs=30), 1e-2, 1e-2),
+    "svrg": (dict(epochs=30), 1e-2, 0.2),
+    "saga": (dict(epochs=50), 1e-2, 1e-2),
+    "sdca": (dict(epochs=50), 1e-2, 2e-2),
+    "pegasos": (dict(T=200_000), 1e-2, 1e-2),
+    "pgs": (dict(T=20_000, p=2.0), 1e-2, 5e-2),
+    "lbfgs": (dict(), 1e-6, 1e-6),
+    # constant eta stops in a neighbourhood of the l1 optimum (l1.solver_doc, "Accuracy");
+    # at eta = 1/L (30 epochs) comid and sgd_l1 ended above F(0) on 2 of 60 random problems
+    "fiol": (dict(epochs=60, eta="0.5/L"), 0.1, 0.15),
+    "comid": (dict(epochs=60, eta="0.5/L"), 0.1, 0.15),
+    "isgd": (dict(epochs=60, eta="0.5/L"), 0.1, 0.15),
+    "sgd_l1": (dict(epochs=60, eta="0.5/L"), 0.1, 0.15),
+    # the corrected SGD-QN's clipped secant; oLBFGS's one-example pairs (their docstrings)
+    "sgdqn": (dict(epochs=30), None, None),
+    "olbfgs": (dict(epochs=30), None, None),
+}
+L1_SOLVERS = ("fiol", "comid", "isgd", "sgd_l1")
+
+
+def default_losses(name):
+    """The losses the default-call tests run ``name`` with."""
+    if name == "pegasos":
+        return ["hinge"]
+    if name in ("pgs", "sag", "svrg", "saga"):
+        return ["logistic", "squared"]
+    if name == "asgd":
+        return ["hinge", "squared_hinge", "logistic"]
+    if name in ("sdca", "lbfgs"):
+        return ["hinge", "squared_hinge", "logistic", "squared"] if name == "sdca" else \
+            ["squared_hinge", "logistic", "squared"]
+    if name in ("svmsgd2", "sgdqn", "olbfgs"):
+        return ["squared_hinge", "logistic"]
+    return ["squared_hinge", "logistic", "squared"]
+
+
+def default_call(name, X, y, loss, sigma, kw=None, n_checkpoints=10, strict=True):
+    """The default call of ``name`` with its DEFAULT_BUDGET (or ``kw``), with every warning
+    an error when ``strict`` (a default call on a sound problem warns nothing: neither the
+    end check nor the growth check at ``n_checkpoints``; else the caller's filters)."""
+    import warnings
+
+    import numpy as np
+    import scipy.sparse as sp
+    import rlmlib
+    from rlmlib.solvers.limits import smoothness
+
+    kw = dict(DEFAULT_BUDGET[name][0] if kw is None else kw)
+    if str(kw.get("eta")).endswith("/L"):
+        A = sp.csr_matrix(X)
+        R = float(np.sqrt(np.max(A.multiply(A).sum(1))))
+        kw["eta"] = float(kw["eta"][:-2]) / smoothness(rlmlib.loss_code(loss), R, sigma)
+    if name != "pegasos":
+        kw["loss"] = loss
+    if name != "lbfgs":
+        kw["n_checkpoints"] = n_checkpoints
+    with warnings.catch_warnings():
+        if strict:
+            warnings.simplefilter("error")
+        return rlmlib.SOLVERS[name](X, y, sigma=sigma, **kw)
+
+
+def default_objective(name, X, y, w, loss, sigma):
+    """F(w) as ``name`` minimizes it (l1 for the l1 methods)."""
+    import rlmlib
+
+    if name in L1_SOLVERS:
+        return rlmlib.l1_objective(X, y, w, sigma=sigma, loss=loss)
+    return rlmlib.objective(X, y, w, sigma=sigma, loss="hinge" if name == "pegasos" else loss)
+
+
+def _mean_loss_grad(A, y, w, loss):
+    import numpy as np
+
+    z = A @ w
+    d = {"squared": lambda: z - y, "logistic": lambda: -y / (1 + np.exp(y * z)),
+         "squared_hinge": lambda: -y * np.maximum(0.0, 1 - y * z)}[loss]()
+    return A.T @ d / A.shape[0]
+
+
+def certified_optimum(X, y, loss, sigma, l1):
+    """A certified F* (or a lower bound on it) independent of the solvers under test.
+
+    l2: SDCA's dual value D(alpha) <= F* after 1000 epochs (a lower bound whatever its
+    accuracy), its duality gap asserted below 1e-3 relative (so a gap measured against it
+    is overstated by at most that, never understated). l1 (smooth
+    losses): FISTA on sigma ||w||_1 + mean loss with step 1/L_F, L_F = smoothness
+    lambda_max(X'X/m), until the l1 optimality conditions |grad_j + sigma sign(w_j)| (w_j
+    != 0), |grad_j| <= sigma (w_j = 0) hold to 1e-9 (asserted)."""
+    import math
+
+    import numpy as np
+    import scipy.sparse as sp
+    import rlmlib
+
+    if not l1:
+        ref = rlmlib.sdca(X, y, sigma=sigma, loss=loss, epochs=1000)
+        assert ref.info["gap"] <= 1e-3 * abs(ref.info["dual"]), ref.info["gap"]
+        return ref.info["dual"]
+    A = sp.csr_matrix(X).toarray()
+    L = rlmlib.LOSSES[loss]["smoothness"] * np.linalg.eigvalsh(A.T @ A / A.shape[0]).max()
+    w = v = np.zeros(A.shape[1])
+    t, viol = 1.0, math.inf
+    for k in range(100_000):
+        u = v - _mean_loss_grad(A, y, v, loss) / L
+        w_new = np.sign(u) * np.maximum(np.abs(u) - sigma / L, 0.0)
+        t_new = (1 + math.sqrt(1 + 4 * t * t)) / 2
+        v = w_new + (t - 1) / t_new * (w_new - w)
+        w, t = w_new, t_new
+        if k % 500 == 499:
+            g = _mean_loss_grad(A, y, w, loss)
+            viol = np.where(w != 0, np.abs(g + sigma * np.sign(w)),
+                            np.maximum(np.abs(g) - sigma, 0)).max()
+            if viol < 1e-9:
+                break
+    assert viol < 1e-9, viol
+    return rlmlib.l1_objective(X, y, w, sigma=sigma, loss=loss)

@@ -180,3 +180,15 @@ def test_checkers_report_the_readers_exception_with_the_input(checker):
     from rlmlib.book import checkers
     with pytest.raises(AssertionError, match=r"on input .* raised KeyError: 'my own bug'"):
         getattr(checkers, checker)(_boom)
+
+
+@pytest.mark.parametrize("solver,arg", [("sgd", "t0"), ("svmsgd2", "t0"), ("sgdqn", "t0"),
+                                        ("olbfgs", "t0"), ("asgd", "eta0")])
+def test_a_subnormal_offset_is_refused_naming_it(solver, arg):
+    # t0 = 5e-324 made svmsgd2, sgdqn and asgd divide by zero, and sgd blame X
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    with pytest.raises(ValueError, match=rf"{solver}: {arg}=5e-324 is too small for "
+                                         rf"sigma=0\.01: 1/\(sigma \* {arg}\) overflows"):
+        rlmlib.SOLVERS[solver](X, y, sigma=1e-2, epochs=2, **{arg: 5e-324})

@@ -130,3 +130,26 @@ def test_bad_inputs():
         rlmlib.saga(X, y, lam=0.1)
     with pytest.raises(ValueError):
         rlmlib.saga(X, y[:-1], sigma=0.1)
+
+
+@pytest.mark.parametrize("name", ["saga", "sag", "svrg"])
+def test_a_step_beyond_2_over_Lmax_warns_alike_before_the_run(name):
+    # saga took step=1e21 in silence where sag and svrg warn (issue 18: one behaviour)
+    from rlmlib.solvers.limits import StepLimitWarning
+
+    X, y = problem("logistic")
+    Lmax = 0.25 * float((X ** 2).sum(1).max()) + (0.0 if name == "saga" else 0.1)
+    f = rlmlib.SOLVERS[name]
+    import re
+    import warnings
+
+    with warnings.catch_warnings(record=True) as rec:   # (a ConvergenceWarning may follow)
+        warnings.simplefilter("always")
+        f(X, y, sigma=0.1, epochs=1, loss="logistic", step=3.0 / Lmax).objective
+    limit = [r for r in rec if issubclass(r.category, StepLimitWarning)]
+    assert len(limit) == 1, [str(r.message) for r in rec]
+    assert re.match(rf"{name}: step=.* exceeds the stability limit 2/L_max = {2 / Lmax:.3g} "
+                    rf"\(L_max = max_i smoothness \* \|\|x_i\|\|\^2.* = {Lmax:.3g}\): the "
+                    rf"iterates may grow", str(limit[0].message)), str(limit[0].message)
+    assert limit[0].filename == __file__   # it points at the caller's line
+    f(X, y, sigma=0.1, epochs=1, loss="logistic", step=1.9 / Lmax)   # no warning: errors

@@ -46,6 +46,18 @@ def check_positive(name, v):
     return x
 
 
+def check_first_step(name, arg, value, sigma):
+    """Refuse an offset ``arg`` (t0, or eta0 through t0 = 1/(sigma eta0)) so small that
+    sigma * value is below the smallest normal double: the first step 1/(sigma t0), or the
+    offset 1/(sigma eta0), would overflow. Called before any step; returns value."""
+    if sigma * value < 2.0 ** -1022:
+        raise ValueError(
+            f"{name}: {arg}={_show_number(value)} is too small for sigma={_show_number(sigma)}: "
+            f"1/(sigma * {arg}) overflows; expected {arg} >= {2.0 ** -1022 / sigma:.3g} "
+            f"(sigma * {arg} a normal double)")
+    return value
+
+
 # ------------------------------------------------------------------ validated numeric ranges
 # (DESIGN.md, "Validated ranges"). One place for the bounds every solver relies on.
 SIGMA_MIN = 2.0 ** -1022

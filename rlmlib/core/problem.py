@@ -11,10 +11,11 @@ import warnings
 
 import numpy as np
 
-from .checks import _is_real, _show, check_int, check_seed, check_sigma, check_steps
+from .checks import (STEPS_MAX, _is_real, _show, check_int, check_seed, check_sigma,
+                     check_steps)
 from .losses import LOSSES, loss_code, loss_task, loss_values
 from .order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
-from .result import ConvergenceWarning, Result
+from .result import ConvergenceWarning, Result, warn_growth
 from .rows import (check_scale, check_test_set, check_X_y, is_compact, n_rows, row_scale,
                    unsigned_index)
 from .runner import check_checkpoints, holdout_metric, run_checkpointed
@@ -141,6 +142,7 @@ class Problem:
         else:
             self.total = self.per_epoch = None
         self.test = check_test_set(X_test, y_test, self.n, self.task, self.classes)
+        self.inner = None  # stage mode (set_stages): steps per stage
         self._stats = None
         self._zmax = None
 
@@ -188,6 +190,22 @@ class Problem:
         self._zmax = (R, max(R * W, 1.0))  # margins beyond R W: the run left the range
         return R
 
+    # ------------------------------------------------------------------ stages
+    def set_stages(self, inner):
+        """Stage mode (SVRG's outer loop): the run's unit becomes a stage, a snapshot (one
+        pass, the ``snapshot()`` given to :meth:`run`) then ``inner`` steps of one example.
+        The epoch budget buys ``ceil(epochs / (1 + inner/m))`` stages; ``total`` counts
+        stages and ``per_epoch = m / (m + inner)`` of them make a pass. Checks ``inner``
+        (an integer in [1, 2^53]) and ``stages * inner`` (``check_steps``) before anything
+        runs. Returns the number of stages."""
+        if self.epochs is None:
+            raise RuntimeError(f"{self.name}: stages need epoch mode")
+        self.inner = check_int("inner", inner, 1, STEPS_MAX)
+        stages = math.ceil(self.epochs / (1.0 + self.inner / self.m))
+        check_steps("inner", stages * self.inner, "stages * inner")
+        self.total, self.per_epoch = stages, self.m / (self.m + self.inner)
+        return stages
+
     # ------------------------------------------------------------------ the run
     def unsigned(self):
         """(indices, indptr) as unsigned views for the kernels."""
@@ -213,9 +231,13 @@ class Problem:
             return self.sigma * float(np.abs(w).sum())
         return float(sigma_r(w, self.sigma, self.p))
 
-    def walker(self, steps, copy_rows=True):
+    def walker(self, steps, copy_rows=True, snapshot=None):
         """``advance(t_begin, t_end)``: steps t_begin .. t_end-1 through
         ``steps(rows, y, indices, indptr, idx, start, stop, t, look_ahead)``.
+
+        Stage mode (:meth:`set_stages`): t_begin .. t_end-1 are stages; each calls
+        ``snapshot()`` and then walks ``inner`` examples of the order (t counts the steps of
+        one example before them, the rows stay in storage order).
 
         Epoch mode: ``idx[start:stop]`` are the examples of steps t .. t+stop-start-1, never
         crossing an epoch. With ``order='shuffle_once'`` and at least ``COPY_FROM_EPOCHS``
@@ -234,6 +256,18 @@ class Problem:
                     batch = stream.take((d - c) * k)  # uint64: see unsigned_index
                     steps(rows, y, ind, ptr, batch, 0, batch.shape[0], c, look)
             return advance
+        if self.inner is not None:
+            inner = self.inner
+
+            def advance(a, b):
+                rows, y, ind, ptr, stream, look = walk
+                for stage in range(a, b):
+                    snapshot()
+                    t = stage * inner
+                    for idx, start, stop in stream.segments(inner):
+                        steps(rows, y, ind, ptr, idx, start, stop, t, look)
+                        t += stop - start
+            return advance
         copy = copy_rows and self.order == "shuffle_once" and self.epochs >= COPY_FROM_EPOCHS
 
         def advance(a, b):
@@ -249,7 +283,7 @@ class Problem:
         return advance
 
     def run(self, steps, get_w, params, *, info=None, on_checkpoint=None, hint=None,
-            copy_rows=True, state=None):
+            copy_rows=True, state=None, snapshot=None, warmup=0):
         """Run the ``total`` steps with checkpoints; return the Result.
 
         ``steps``: see :meth:`walker`. ``get_w()`` returns the current weights (a new array
@@ -258,9 +292,13 @@ class Problem:
         is called after each evaluation. ``state()`` returns the arrays whose finiteness is
         checked after each segment of steps (default ``get_w()``; give it when ``get_w``
         costs more than a look or changes the solver's state). ``copy_rows``: see
-        :meth:`walker`. ``hint`` names the setting most likely responsible
-        when the run diverges or ends above F(0) (e.g. 't0=10: the first steps 1/(sigma
-        (t + t0)) are too long for these rows; pass a larger t0').
+        :meth:`walker`. ``snapshot()``: stage mode only (:meth:`set_stages`), called at the
+        start of every stage. ``hint`` names the setting most likely responsible
+        when the run diverges, grows by orders of magnitude or ends above F(0) (e.g. 't0=10:
+        the first steps 1/(sigma (t + t0)) are too long for these rows; pass a larger t0').
+        ``warmup``: the steps before which a checkpoint's growth is not checked
+        (``core.result.warn_growth``: with ``n_checkpoints``, a checkpoint above 1e3 F(0)
+        warns at once).
 
         Raises FloatingPointError when the weights or the objective overflow (at the end of
         each segment, at each checkpoint, and at the end when ||x|| ||w|| left the range
@@ -274,20 +312,24 @@ class Problem:
         if self._zmax is None:
             raise RuntimeError(f"{self.name} must call Problem.check_scale before run "
                                f"(DESIGN.md, 'Adding a solver')")
+        if (snapshot is None) != (self.inner is None):
+            raise RuntimeError(f"{self.name}: Problem.run takes snapshot= exactly in stage "
+                               f"mode (set_stages)")
         settings = ", ".join(f"{k}={v!r}" for k, v in params.items()
                              if k not in _NOT_SETTINGS and not k.endswith(
                                  ("_heuristic", "_selected", "_default")))
         hint = hint or "the steps are too long for this data: scale the rows"
         m, name = self.per_epoch, self.name
         done = [0]
-        walk = self.walker(steps, copy_rows)
+        walk = self.walker(steps, copy_rows, snapshot)
+        unit = "step" if self.inner is None else "stage"
 
         def state_arrays():
             return (get_w(),) if state is None else state()
 
         def diverged(t):
             raise FloatingPointError(
-                f"{name} diverged: the weights or the objective overflowed by step {t} "
+                f"{name} diverged: the weights or the objective overflowed by {unit} {t} "
                 f"(epoch {t / m:.3g}) with {settings}; {hint}")
 
         def advance(a, b):
@@ -301,12 +343,15 @@ class Problem:
             obj = self.objective(w)
             if not np.isfinite(obj):
                 diverged(done[0])
+            if self.n_checkpoints is not None:  # growth by orders of magnitude: warn now
+                warn_growth(obj, F0, done[0], warmup, (name, settings, lambda t: t / m),
+                            hint, grew, _caller_level())
             if on_checkpoint is not None:
                 on_checkpoint()
             return obj, holdout_metric(self.test, w, self.task)
 
         F0 = self.F0
-        warned = [False]
+        warned, grew = [False], [False]
 
         def check_end(obj, at_least=False):
             if not warned[0] and obj > F0 and obj - F0 > 1e-12 * max(1.0, abs(F0)):
@@ -319,7 +364,7 @@ class Problem:
         trace = run_checkpointed(advance, self.total, self.per_epoch, evaluate,
                                  self.n_checkpoints, self.progress, desc=name,
                                  test_metric_name="mse" if self.task == "regression"
-                                 else "accuracy")
+                                 else "accuracy", unit=unit)
         w = get_w().copy()
         if trace.lazy:
             R, bound = self._zmax

@@ -32,6 +32,65 @@ class ConvergenceWarning(RuntimeWarning):
     """
 
 
+#: a checkpoint whose objective exceeds GROWTH_MAX * F(0), after the solver's warm-up, warns
+#: at once (the run has grown by orders of magnitude; issue 19, item 2)
+GROWTH_MAX = 1e3
+
+
+def warn_growth(obj, F0, t, warmup, where, suspect, state, stacklevel):
+    """Warn when a checkpoint's objective has grown by orders of magnitude.
+
+    Issues :class:`ConvergenceWarning` (once per run: ``state[0]`` records it) when the
+    objective ``obj`` at checkpoint step ``t >= warmup`` exceeds GROWTH_MAX · F(0) (F(0) > 0).
+    Every run starts at w = 0, so this is a growth by three orders of magnitude over F(0)
+    and over the run's minimum so far. The end check only sees the last value; this one,
+    called by ``Problem.run`` wherever the solver's trace is evaluated (``n_checkpoints``),
+    names the checkpoint and the suspect setting while a long run is still going.
+
+    Parameters
+    ----------
+    obj, F0 : float
+        The checkpoint's objective and F(0).
+    t, warmup : int or float
+        The checkpoint's step and the steps during which the solver's own iterates may
+        legitimately sit that high (Pegasos's first steps 1/(σ t)).
+    where : tuple
+        (solver name, its settings as text, a callable giving the epoch of step t).
+    suspect : str
+        The setting most likely responsible (the solver's hint).
+    state : list
+        ``[warned]``, shared by the run's checkpoints.
+    stacklevel : int
+        For ``warnings.warn``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from rlmlib.core.result import warn_growth
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     state = [False]
+    ...     for t, obj in [(0, 0.5), (10, 600.0), (20, 900.0)]:
+    ...         warn_growth(obj, 0.5, t, 0, ("sgd", "t0=1", lambda t: t / 10),
+    ...                     "t0=1: too long", state, 2)
+    >>> len(caught), str(caught[0].message)[:45]
+    (1, 'sgd: the objective grew to F(w) = 600 at step')
+    """
+    if state[0] or t < warmup or not F0 > 0.0 or not obj > GROWTH_MAX * F0:
+        return
+    state[0] = True
+    name, settings, epoch = where
+    import warnings
+    warnings.warn(ConvergenceWarning(
+        f"{name}: the objective grew to F(w) = {obj:.6g} at step {t} (epoch {epoch(t):.3g}), "
+        f"more than {GROWTH_MAX:g} times F(0) = {F0:.6g} (w = 0), with {settings}: "
+        f"{suspect}"), stacklevel=stacklevel)
+
+
 class Trace:
     """Checkpoints of a run. Arrays of equal length, one entry per checkpoint (the first is the
     starting point). ``seconds`` counts solver time only: evaluating the checkpoints is not

@@ -21,7 +21,7 @@ def checkpoints(total_steps, n_checkpoints):
 
 
 def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoints=None,
-                     progress=False, desc="", test_metric_name=None):
+                     progress=False, desc="", test_metric_name=None, unit="step"):
     """Alternate timed ``advance`` calls and untimed ``evaluate`` calls; return a Trace.
 
     ``n_checkpoints=None`` (the solvers' default): the start is evaluated (cheap: every solver
@@ -36,7 +36,7 @@ def run_checkpointed(advance, total_steps, steps_per_epoch, evaluate, n_checkpoi
     if progress:
         from tqdm.auto import tqdm  # lazy: only when a bar is asked for
 
-        bar = tqdm(total=int(total_steps), desc=desc, file=sys.stdout, unit="step")
+        bar = tqdm(total=int(total_steps), desc=desc, file=sys.stdout, unit=unit)
         if lazy:  # about 20 updates of the bar, no evaluation in between
             pts = checkpoints(total_steps, 20)
     its, secs, objs, tests = [], [], [], []

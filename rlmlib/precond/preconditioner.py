@@ -264,7 +264,10 @@ class Preconditioner:
     mean_norm2 : float
         Mean of ||xhat_i||^2 over all rows (equals ``numerical_rank`` when exact).
     coherence : float
-        max_i ||xhat_i||^2 / numerical_rank (>= 1 when exact).
+        max_i ||xhat_i||^2 / numerical_rank (>= 1 when exact). For the exact
+        preconditioner this is the paper's generalized incoherence mu(sigma/beta) of the
+        data's left singular vectors (its Definition 4; Lemma 2 holds with equality), which
+        :func:`incoherence` computes independently from an SVD.
     factor_seconds, transform_seconds, build_seconds : float
         Time of the eigendecomposition (with the sampling), of Q = X U and the norms, and
         their sum.
@@ -613,6 +616,73 @@ def _gamma(c, ratio):
         return float(np.sum(1.0 / (1.0 + ratio / c[pos])))
 
 
+def incoherence(X, *, sigma, beta):
+    """The paper's generalized incoherence (its Definition 4) and the classical coherence.
+
+    With the thin SVD X / sqrt(m) = A diag(sqrt(c)) V^T (A is m x r with orthonormal
+    columns and rows a_i, c_j the non-zero eigenvalues of C = X^T X / m) and rho =
+    sigma/beta, the generalized incoherence of A w.r.t. c and rho is
+
+        mu(rho) = max_i (m / gamma) sum_j c_j / (c_j + rho) a_ij^2,
+        gamma = sum_j c_j / (c_j + rho)  (the numerical rank),
+
+    and its Lemma 2 reads max_i ||H^(-1/2) x_i||^2 <= mu(rho) gamma (the bound is attained:
+    m sum_j c_j/(c_j + rho) a_ij^2 is ||H^(-1/2) x_i||^2). The classical coherence of A
+    (Candes and Romberg) is mu0 = (m/r) max_i ||a_i||^2, in [1, m/r]. Computed from an SVD
+    of the dense data, independently of :func:`precondition`.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix, shape (m, n)
+        The training rows (densified: n <= ``EXACT_MAX_FEATURES``).
+    sigma, beta : float > 0
+        Regularization weight and curvature moved out of the loss; rho = sigma/beta.
+
+    Returns
+    -------
+    dict
+        ``mu`` (the generalized incoherence), ``mu0`` (the classical coherence of A),
+        ``numerical_rank`` (gamma), ``rank`` (r), ``norms2`` (m sum_j c_j/(c_j + rho)
+        a_ij^2 for every row, i.e. ||H^(-1/2) x_i||^2) and ``row_leverage`` (||a_i||^2).
+
+    Raises
+    ------
+    ValueError
+        For sigma or beta <= 0, more than ``EXACT_MAX_FEATURES`` features, or X = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.precond import incoherence
+    >>> X = np.random.default_rng(0).standard_normal((400, 8))
+    >>> r = incoherence(X, sigma=1e-3, beta=0.5)
+    >>> bool(1 <= r["mu"] <= 400 / r["numerical_rank"]), bool(r["mu0"] >= 1)
+    (True, True)
+    """
+    sigma = check_sigma(sigma)
+    beta = _check_beta(beta)
+    rows, M = _matrix(X)
+    if rows.n_features > EXACT_MAX_FEATURES:
+        raise ValueError(f"incoherence needs an SVD of the dense data; n = "
+                         f"{rows.n_features} features is above {EXACT_MAX_FEATURES}")
+    _check_gram_scale(rows)
+    m = n_rows(rows)
+    D = M.toarray() if rows.sparse else np.asarray(M, dtype=np.float64)
+    with _one_blas_thread():
+        A, sv, _ = np.linalg.svd(D / math.sqrt(m), full_matrices=False)
+    keep = sv > (sv[0] * 1e-12 if sv.size else 0.0)
+    if not keep.any():
+        raise ValueError("incoherence is undefined for X = 0 (no non-zero singular value)")
+    A, c = A[:, keep], sv[keep] ** 2
+    weights = 1.0 / (1.0 + (sigma / beta) / c)          # c_j / (c_j + rho), no overflow
+    gamma = float(weights.sum())
+    norms2 = m * (A * A) @ weights
+    lev = np.einsum("ij,ij->i", A, A)
+    return {"mu": float(norms2.max() / gamma), "mu0": float(m / c.size * lev.max()),
+            "numerical_rank": gamma, "rank": int(c.size), "norms2": norms2,
+            "row_leverage": lev}
+
+
 def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None):
     """The condition numbers that govern SAG and SVRG, before and after preconditioning.
 
@@ -642,8 +712,10 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     Returns
     -------
     dict
-        ``kappa``, ``kappa_hat``, ``R2``, ``R2_hat``, ``numerical_rank``, ``coherence``,
-        ``method`` ('exact' or 'estimated from s sampled rows').
+        ``kappa``, ``kappa_hat``, ``R2``, ``R2_hat``, ``numerical_rank``, ``coherence``
+        (R2_hat / numerical_rank: with the exact preconditioner, the paper's generalized
+        incoherence mu, see :func:`incoherence`), ``method`` ('exact' or 'estimated from
+        s sampled rows').
 
     Raises
     ------

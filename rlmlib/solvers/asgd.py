@@ -28,7 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_choice, check_int, check_positive, sigma_keyword
+from ..core.checks import (check_choice, check_first_step, check_int, check_positive,
+                           sigma_keyword)
 from ..core.losses import LOSSES, NAMES, loss_deriv
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
@@ -121,7 +122,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
     sigma : float > 0
         Regularization weight σ of (σ/2)‖w‖².
     epochs : int >= 1
-        Passes over the data (T = epochs · m steps).
+        Passes over the data (T = epochs · m steps). The defaults reach a relative gap of
+        1e-2 in 200 epochs on the small problems of ``tests/test_defaults.py`` (hinge,
+        squared hinge, logistic; 100 epochs leave 0.016 on the squared hinge).
     loss : str, default 'hinge'
         A classification loss of ``rlmlib.LOSSES``.
     eta0 : float > 0 or None
@@ -198,7 +201,7 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
         t0 = t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0)  # as rlmlib.sgd
         eta0 = 1.0 / (p.sigma * t0)
     else:
-        eta0 = check_positive("eta0", eta0)
+        eta0 = check_first_step("asgd", "eta0", check_positive("eta0", eta0), p.sigma)
         if p.sigma * eta0 > 1.0:
             raise ValueError(f"eta0 must satisfy sigma * eta0 <= 1 (a step may not reverse "
                              f"the shrink (1 - eta sigma) w), got eta0={eta0!r} with "

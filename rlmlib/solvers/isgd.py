@@ -46,7 +46,7 @@ def isgd(X, y, *, sigma, eta, epochs, loss, schedule="constant", seed=0, order="
          n_checkpoints=None, X_test=None, y_test=None, progress=False):
     return run_l1("isgd", isgd_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
-                  X_test=X_test, y_test=y_test, progress=progress)
+                  X_test=X_test, y_test=y_test, progress=progress, zeros_absent=True)
 
 
 isgd.__doc__ = solver_doc(

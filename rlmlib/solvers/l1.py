@@ -357,6 +357,15 @@ def solver_doc(name, summary, step_note=""):
     isgd, sgd_l1): ``summary`` first, then the sections, with an example of ``name``."""
     return f"""{summary}
 
+    Accuracy: a constant eta stops in a neighbourhood of the optimum whose size grows with
+    eta. With eta = 0.5/L (L = smoothness · max‖x‖² + σ, a quarter of the explicit steps'
+    stability limit 2/L) and 60 epochs, fiol, comid, isgd and sgd_l1 end within a relative
+    gap of 0.1 of the l1 optimum at σ = 1e-2 (``tests/test_defaults.py``: measured 0.0013 –
+    0.057 on the book's small problems, at most 0.093 on 60 random 40 – 80-row ones). With
+    eta = 1/L and 30 epochs: 0.015 – 0.071 on the book's problems, but comid and sgd_l1
+    ended above F(0) on 2 random problems in 60 (squared hinge); schedule='invsqrt' with
+    eta = 1/L: 0.24 – 0.67 after 100 epochs.
+
     Parameters
     ----------
     X, y, sigma, eta, epochs, loss, schedule, seed, order, n_checkpoints, X_test, y_test,

@@ -13,7 +13,7 @@ import numpy as np
 from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
 from ..core.losses import LOSSES, NAMES, loss_code, loss_deriv, loss_task
 from ..core.problem import Problem, l1_objective_rows
-from ..core.rows import check_X_y
+from ..core.rows import Rows, check_X_y
 from .l1 import settled
 from .limits import warn_step
 
@@ -56,6 +56,24 @@ def _check_scale(p, eta_sum):
     return p.check_scale(W, why)
 
 
+def without_stored_zeros(rows):
+    """``rows`` with every stored zero dropped (the rows themselves when there is none, so
+    their results stay the same to the bit): a stored zero then means exactly what an absent
+    entry means. For isgd and sgd_l1, whose kernels take the l1 subgradient step
+    w_j - eta sigma sign(w_j) on a row's stored coordinates (which can cross zero) and the
+    lazy soft-thresholding on the others: without this a dense X (every entry stored) and
+    its CSR form gave different weights. One O(nnz) pass."""
+    keep = rows.data != 0.0
+    if keep.all():
+        return rows
+    kept = np.zeros(keep.shape[0] + 1, np.int64)   # kept[k]: entries kept before k
+    np.cumsum(keep, out=kept[1:])
+    indptr = kept[rows.indptr]
+    out = Rows(rows.data[keep], rows.indices[keep], indptr, rows.n_features, True)  # CSR now
+    out.stats = rows.stats  # the same norms and smallest non-zero entry
+    return out
+
+
 def l1_objective(X, y, w, *, sigma, loss):
     """F(w) = sigma ||w||_1 + (1/m) sum_i loss(<w, x_i>, y_i) (labels mapped to -1/+1 as the
     solvers do).
@@ -95,11 +113,12 @@ def l1_objective(X, y, w, *, sigma, loss):
 @sigma_keyword
 def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant", seed=0,
            order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False,
-           own=None, own_params=None):
+           own=None, own_params=None, zeros_absent=False):
     """Run the l1 method ``name`` whose loop kernel is ``kernel(data, indices, indptr, y, w,
     last, state, order, start, stop, t_first, eta0, sched, sigma, code, look_ahead,
     *own(p))``: ``own(problem)`` returns the method's further kernel arguments (after the
-    checks), ``own_params`` its hyperparameters for ``res.params``. The checks (sigma >= 0,
+    checks), ``own_params`` its hyperparameters for ``res.params``; ``zeros_absent``: run on
+    the rows without their stored zeros (:func:`without_stored_zeros`). The checks (sigma >= 0,
     eta, schedule, then everything ``Problem`` checks), the scale bound and the run are
     shared."""
     eta = check_positive("eta", eta)
@@ -107,6 +126,8 @@ def run_l1(name, kernel, X, y, *, sigma, eta, epochs, loss, schedule="constant",
     p = Problem(name, X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
                 n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test, progress=progress,
                 sigma_zero=True, penalty="l1", compact_dense=False)
+    if zeros_absent:
+        p.rows = without_stored_zeros(p.rows)
     total = p.total
     _check_scale(p, eta * total if sched == 0 else eta * 2.0 * math.sqrt(total))
     if name in ("sgd_l1", "comid"):  # explicit loss steps (fiol, isgd: implicit, any eta)

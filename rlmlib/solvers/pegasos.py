@@ -24,6 +24,7 @@ from ..core.order import ORDERS, ExampleStream, check_order
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem, chunks  # noqa: F401  (chunks: public here too)
 from ..core.objective import row_dot
+from .limits import warmup_1_over_sigma_t
 
 
 def sample_indices(m, k, T, seed=0, order="replacement"):
@@ -254,5 +255,6 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     params = dict(sigma=p.sigma, T=p.T, k=p.k, project=bool(project), seed=p.seed,
                   order=p.order, loss="hinge", iterate="last")
     return p.run(steps, lambda: state[0] * v, params, state=lambda: (v,),
+                 warmup=warmup_1_over_sigma_t(p.R, p.sigma),
                  hint=f"T={p.T}: the last iterate of a short run can be far from the "
                       f"minimizer (its first steps have length 1/(sigma t)); run more steps")

@@ -40,6 +40,7 @@ from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from ..core.losses import SQUARED, loss_deriv
+from .limits import warmup_1_over_sigma_t
 
 PGS_LOSSES = ("hinge", "logistic", "squared")
 
@@ -332,6 +333,7 @@ def pgs(X, y, *, p, sigma, T, k=1, loss="hinge", radius=None, seed=0, order="rep
     params = dict(p=pr.p, sigma=pr.sigma, T=pr.T, k=pr.k, loss=loss,
                   radius=None if B < 0 else B, seed=pr.seed, order=pr.order, iterate="last")
     return pr.run(steps, get_w, params,
+                  warmup=warmup_1_over_sigma_t(pr.R, pr.sigma, pr.p - 1),
                   hint=f"T={pr.T}: the last iterate of a short run can be far from the "
                        f"minimizer; run more steps")
 

@@ -30,7 +30,7 @@ from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from .l1 import soft
-from .vr import RENORM, row_norms2
+from .vr import RENORM, row_norms2, warn_step_limit
 
 PENALTIES = ("l2", "l1")
 
@@ -106,6 +106,9 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
         step = 1.0 / (3.0 * Lmax) if Lmax > 0.0 else 1.0
     else:
         step = check_positive("step", step)
+        if Lmax > 0.0:  # the prox of sigma r only contracts: sag's limit on the loss step
+            warn_step_limit("saga", step, Lmax, "max_i smoothness * ||x_i||^2",
+                            "1/(3 L_max)")
     l1 = penalty == "l1"
     w, last, gbar, table = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m)
     state = np.array([1.0, 0.0, 0.0])  # [s, cum, t] (l2: scale and running sum; l1: t)

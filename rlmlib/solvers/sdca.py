@@ -29,12 +29,16 @@ from ..core.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
-from .vr import row_norms2
+from ..core.rowops import axpy, dot
 
 SDCA_LOSSES = ("hinge", "squared_hinge", "logistic", "squared")
 NEWTON = 12  # at most this many safeguarded Newton steps per logistic coordinate step
 BETA_EDGE = 1e-15  # logistic dual variables are kept in [BETA_EDGE, 1 - BETA_EDGE]
-SHRINK_FULL = 10  # with shrinking, every SHRINK_FULL-th pass visits every example
+#: shrinking: a pass visits every example again (unshrinks) once the projected gradients of
+#: the active examples span at most SHRINK_REL times their span in the last such full pass
+#: (LIBLINEAR unshrinks when the active set meets its tolerance; without a tolerance the
+#: span is relative), at least SHRINK_MIN and at most SHRINK_MAX passes after the last one
+SHRINK_REL, SHRINK_MIN, SHRINK_MAX = 0.1, 2, 100
 
 
 @sigma_keyword
@@ -59,9 +63,12 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     shrinking : bool
         Hinge loss only: LIBLINEAR's shrinking (Hsieh et al. 2008). With G = yᵢzᵢ − 1, an
         example with βᵢ = 0 and G above the largest projected gradient of the previous
-        pass (or βᵢ = 1 and G below the smallest) is skipped until every
-        ``SHRINK_FULL``-th pass, which visits all examples again. ``False`` runs the
-        algorithm box exactly.
+        pass (or βᵢ = 1 and G below the smallest) is skipped until the next full pass,
+        which visits all examples again: once the active examples' projected gradients
+        span at most ``SHRINK_REL`` = 0.1 times their span in the last full pass (as
+        LIBLINEAR unshrinks when the active set meets its tolerance), and at least every
+        ``SHRINK_MAX`` = 100 passes. Skipped examples count as steps of the budget.
+        ``False`` runs the algorithm box exactly.
     seed : int >= 0
     order : {'reshuffle', 'replacement', 'shuffle_once', 'cyclic'}
         Default 'reshuffle' (a new permutation per pass, as LIBLINEAR does; the analysis
@@ -76,6 +83,8 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
         classification losses), ``res.info['dual']`` D(α), ``res.info['gap']`` the duality
         gap P(w) − D(α) at the end and ``res.info['gaps']`` at every checkpoint (one per
         entry of the trace), ``res.info['active']`` the examples not shrunk at the end.
+        The end objective is evaluated during the call (the gap's primal value is the
+        trace's, one pass; D(α) costs O(m + n)).
 
     Raises
     ------
@@ -99,63 +108,66 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     """
     P = Problem("sdca", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
                 orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
-                progress=progress, losses=SDCA_LOSSES, compact_dense=False)
+                progress=progress, losses=SDCA_LOSSES)
     P.check_scale(*P.minimizer_bound())
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    sigma, m, n, code, yf = P.sigma, P.m, P.n, P.code, P.y
-    q = row_norms2(P.rows) / (sigma * m)
+    sigma, m, n, code, yf, dense = P.sigma, P.m, P.n, P.code, P.y, P.dense
+    sm = sigma * m
+    q = np.full(m, -1.0)  # ||x_i||^2 / (σm), formed by the kernel at the first visit of i
     w = np.zeros(n)
     alpha = np.zeros(m)
     if code == LOGISTIC:  # the entropy's derivative is infinite at 0: start inside (0, 1)
         alpha[:] = yf * BETA_EDGE
-        w[:] = _dual_to_primal(P.rows, alpha, sigma)
-    gaps = []
+        dual_to_primal(P.rows.data, P.rows.indices, P.rows.indptr, alpha, sm, w, dense)
     shrink = bool(shrinking) and code == HINGE
     active = np.ones(m, dtype=np.bool_)
-    # [pass, M_old, m_old, M, m]: the projected gradients' range, previous and current pass
-    pg = np.array([-1.0, np.inf, -np.inf, -np.inf, np.inf])
+    visit = np.empty(m if shrink else 0, dtype=np.uint64)
+    # [pass, M_old, m_old, M, m, span of the last full pass, its pass]: the projected
+    # gradients' range over the examples a pass kept, previous and current pass
+    pg = np.array([-1.0, np.inf, -np.inf, -np.inf, np.inf, np.inf, 0.0])
 
     def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
         p = t // m  # segments never cross a pass
         if shrink and p != pg[0]:
             pg[0] = p
-            if p % SHRINK_FULL == 0:  # a full pass: every example active again
-                active[:] = True
-                pg[1], pg[2] = np.inf, -np.inf
-            else:
+            if p > 0:
+                span = pg[3] - pg[4]   # -inf when the pass kept no example
+                if pg[6] == p - 1:
+                    pg[5] = span
+                since = p - pg[6]
+                if since >= SHRINK_MAX or since >= SHRINK_MIN and span <= SHRINK_REL * pg[5]:
+                    active[:] = True   # a full pass (shrinking with the last bounds)
+                    pg[6] = p
                 pg[1] = pg[3] if pg[3] > 0.0 else np.inf
                 pg[2] = pg[4] if pg[4] < 0.0 else -np.inf
             pg[3], pg[4] = -np.inf, np.inf
-        sdca_steps(rows.data, ind, ptr, yy, code, q, sigma * m, w, alpha, idx, start, stop,
-                   active, shrink, pg)
+        sdca_steps(rows.data, ind, ptr, yy, code, q, sm, w, alpha, idx, start, stop,
+                   active, shrink, pg, dense, visit)
 
-    def certificate():
-        return P.objective(w), _dual_objective(code, alpha, yf, w, sigma)
+    duals = []
 
-    def on_checkpoint():
-        Pw, D = certificate()
-        gaps.append(Pw - D)
+    def on_checkpoint():  # after the driver's evaluation of P(w): D(alpha) is O(m + n)
+        duals.append(_dual_objective(code, alpha, yf, w, sigma))
 
     params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "shrinking": shrink,
               "seed": P.seed, "order": P.order}
     info = {"alpha": alpha}
     res = P.run(steps, lambda: w, params, info=info, on_checkpoint=on_checkpoint,
                 copy_rows=False)
-    Pw, D = certificate()
-    if len(gaps) < len(res.trace.iteration):
-        gaps.append(Pw - D)
-    info.update(dual=D, gap=Pw - D, gaps=np.asarray(gaps), active=int(active.sum()))
+    # the certificate's primal values are the trace's (a lazy end is settled now: its one
+    # pass is the pass the gap needs, and the end check runs with it)
+    gaps = res.trace.objective - np.asarray(duals)
+    info.update(dual=duals[-1], gap=float(gaps[-1]), gaps=gaps, active=int(active.sum()))
     return res
 
 
-def _dual_to_primal(rows, alpha, sigma):
-    """w(α) = (1/(σm)) Σ αᵢ xᵢ."""
-    m = alpha.shape[0]
-    w = np.zeros(rows.n_features)
-    rep = np.repeat(alpha, np.diff(rows.indptr))
-    np.add.at(w, rows.indices, rep * rows.data)
-    return w / (sigma * m)
+@njit(cache=True)
+def dual_to_primal(data, indices, indptr, alpha, sm, w, dense):
+    """w <- w + (1/(σm)) Σ αᵢ xᵢ (sm = σm), row by row."""
+    for i in range(indptr.shape[0] - 1):
+        if alpha[i] != 0.0:
+            axpy(data, indices, indptr[i], indptr[i + 1], w, alpha[i] / sm, dense)
 
 
 def _dual_objective(code, alpha, y, w, sigma):
@@ -207,21 +219,46 @@ def logistic_coordinate(beta, yz, qi):
 
 @njit(cache=True)
 def sdca_steps(data, indices, indptr, y, code, q, sm, w, alpha, order, start, stop, active,
-               shrink, pg):
+               shrink, pg, dense, visit):
     """SDCA coordinate steps on examples order[start:stop], in place (module docstring);
-    sm = σm. With ``shrink`` (hinge), inactive examples are skipped and each visit may
-    shrink its example; pg = [pass, M_old, m_old, M, m] (see ``sdca``)."""
+    sm = σm; q[i] = ||x_i||^2 / sm, formed at the first visit of i (q[i] < 0 before, in the
+    same loop as the margin). With ``shrink`` (hinge), inactive examples are skipped and
+    each visit may shrink its example; pg = [pass, M_old, m_old, M, m, ...] (see ``sdca``).
+    ``dense``: compact dense rows (``core.rowops``); ``visit``: scratch of m indices.
+    LIBLINEAR walks its active set the same way."""
+    if shrink:  # the active examples in the pass's order (what the look-ahead must load)
+        end = 0
+        for k in range(start, stop):
+            if active[order[k]]:
+                visit[end] = order[k]
+                end += 1
+        order = visit
+        start, stop = 0, end
     for k in range(start, stop):
         i = order[k]
         if shrink and not active[i]:
             continue
-        prefetch_ahead(data, indices, indptr, order, k, stop, True)
+        prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
         a = indptr[i]
         b = indptr[i + 1]
         qi = q[i]
-        z = 0.0
-        for p in range(a, b):
-            z += data[p] * w[indices[p]]
+        if qi < 0.0:  # first visit: the squared norm with the margin, one read of the row
+            z = 0.0
+            s2 = 0.0
+            if dense:
+                for j in range(b - a):
+                    x = data[a + j]
+                    z += x * w[j]
+                    s2 += x * x
+            else:
+                for p in range(a, b):
+                    x = data[p]
+                    z += x * w[indices[p]]
+                    s2 += x * x
+            qi = s2 / sm
+            q[i] = qi
+        else:
+            z = dot(data, indices, a, b, w, dense)
         yi = y[i]
         old = alpha[i]
         if code == SQUARED:
@@ -246,6 +283,4 @@ def sdca_steps(data, indices, indptr, y, code, q, sm, w, alpha, order, start, st
         d = new - old
         if d != 0.0:
             alpha[i] = new
-            c = d / sm
-            for p in range(a, b):
-                w[indices[p]] += c * data[p]
+            axpy(data, indices, a, b, w, d / sm, dense)

@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_positive, sigma_keyword
+from ..core.checks import check_first_step, check_positive, sigma_keyword
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
@@ -146,7 +146,8 @@ def _check_scale(p, t0):
     from ..core.losses import LOSSES
 
     if LOSSES[p.loss]["lipschitz"] <= 1.0:
-        p.check_scale(p.R / (p.sigma * min(1.0, t0)), "max||x|| / (sigma min(1, t0))")
+        p.check_scale(p.R / p.sigma / min(1.0, t0),   # sigma t0 may underflow to 0
+                      "max||x|| / (sigma min(1, t0))")
     else:
         p.check_scale(*p.minimizer_bound())
 
@@ -220,7 +221,7 @@ def sgd(X, y, *, sigma, epochs, loss="hinge", t0=None, seed=0, order="reshuffle"
     # scaled to the data's largest row (t0_heuristic); rows beyond 2^500 (rejected by the
     # scale check below) get the unscaled value, whose square is finite
     t0 = (t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0) if heuristic
-          else check_positive("t0", t0))
+          else check_first_step("sgd", "t0", check_positive("t0", t0), p.sigma))
     _check_scale(p, t0)
     v = np.zeros(p.n)
     state = np.ones(1)  # state[0] = s, w = s v

@@ -292,7 +292,7 @@ def sgdqn(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None,
     --------
     >>> import numpy as np, rlmlib
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    >>> res = rlmlib.sgdqn(X, [1, 1, -1, -1], sigma=0.1, epochs=20, t0=10.0)
+    >>> res = rlmlib.sgdqn(X, [1, 1, -1, -1], sigma=0.1, epochs=20, t0=20.0)
     >>> res.params["variant"], bool(res.objective < 0.5)
     ('corrected', True)
     """

@@ -95,8 +95,9 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
         (``tests/test_defaults.py``).
     skip : int >= 1 or None
         Regularization every ``skip`` steps with a ``skip``-times larger gain. None:
-        16 n / d (n features, d average non-zeros per row; 16 for dense data). ``skip=1`` is
-        plain SGD with a dense regularization step (the paper's "SGD").
+        16 n / d (n features, d average non-zero values per row, whatever the storage; 16
+        for data without zeros). ``skip=1`` is plain SGD with a dense regularization step
+        (the paper's "SGD").
     seed : int >= 0
         Seed of the example order (and of the t0 subset).
     order : {'reshuffle', 'shuffle_once', 'cyclic'}
@@ -132,7 +133,7 @@ def svmsgd2(X, y, *, sigma, epochs, loss="squared_hinge", t0=None, skip=None, se
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
     >>> res = rlmlib.svmsgd2(X, [1, 1, -1, -1], sigma=0.1, epochs=20, t0=10.0)
     >>> res.params["skip"]
-    16
+    32
     >>> bool(res.objective < 0.5)
     True
     """

@@ -12,17 +12,11 @@ that stays fixed during the stage: it is applied just in time exactly as in SAG 
 original coordinates it is H^-1 S~, S~ = sum_j g~_j x_j). A stage costs one pass for the
 snapshot plus ``inner`` steps of O(nnz(x_i) + r).
 """
-import math
-
 import numpy as np
 from numba import njit
 
-from ..core.checks import STEPS_MAX, check_int, check_steps, sigma_keyword
-from ..core.rows import unsigned_index
-from ..core.order import ExampleStream
+from ..core.checks import sigma_keyword
 from ..core.prefetch import prefetch_ahead
-from ..core.result import Result
-from ..core.runner import make_evaluate, run_checkpointed
 from ..core.losses import loss_deriv
 from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
@@ -145,54 +139,44 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     True
     """
     P = problem_for("svrg", X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
-                    y_test, progress)  # the checks; the stages keep their own loop below
-    epochs, seed, order, n_checkpoints = P.epochs, P.seed, P.order, P.n_checkpoints
+                    y_test, progress)
     A = solver_setup("svrg", P, step, precondition)
-    inner_given = inner
-    rows, m = A["rows"], A["m"]
+    m, n, r = P.m, P.n, A["e"].shape[0]
     kappa = A["Lmax"] / A["rho"]
     rule = "bound" if kappa < 0.03 * m else "paper"
+    inner_given = inner
     if inner is None:
         inner = max(1, m // 2) if rule == "bound" else 2 * m
     else:  # a given inner length keeps the paper's step (1/L_max) unless step is given
-        inner = check_int("inner", inner, 1, STEPS_MAX)
         rule = "paper"
     if step is None:
         A["step"] = 0.1 / A["Lmax"] if rule == "bound" else 1.0 / A["Lmax"]
-    stages = math.ceil(epochs / (1.0 + inner / m))
-    check_steps("epochs", stages * inner, "stages * inner")
-    test = P.test
-    n, r = rows.n_features, A["e"].shape[0]
+    stages = P.set_stages(inner)  # the driver's unit: a snapshot, then inner steps
     va, vb, last, Sa, Sb = np.zeros(n), np.zeros(r), np.zeros(n), np.zeros(n), np.zeros(r)
     gsnap = np.zeros(m)
     state = np.array([1.0, 0.0])
-    indices, indptr = unsigned_index(rows)
-    stream = ExampleStream(m, order, seed)
-    args = (rows.data, indices, indptr, A["y"], A["Q"])
+    ind, ptr = P.unsigned()
+    args = (P.rows.data, ind, ptr, A["y"], A["Q"])
 
-    def advance(t_begin, t_end):
-        for _ in range(t_begin, t_end):
-            svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
-            for idx, start, stop in stream.segments(inner):
-                svrg_steps(*args, A["e"], A["alpha2"], A["rho"], A["shift"], A["code"],
-                           A["step"], va, vb, last, Sa, Sb, gsnap, state, idx, start, stop)
-            if not (np.isfinite(va).all() and np.isfinite(vb).all()):
-                raise FloatingPointError(f"svrg diverged in stage {t_end}: step="
-                                         f"{A['step']:.3g} is too long (L_max = "
-                                         f"{A['Lmax']:.3g})")
+    def snapshot():
+        svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
+
+    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        svrg_steps(rows.data, ind, ptr, yy, A["Q"], A["e"], A["alpha2"], A["rho"],
+                   A["shift"], A["code"], A["step"], va, vb, last, Sa, Sb, gsnap, state, idx,
+                   start, stop)
 
     def get_w():
         catch_up_all(va, vb, last, Sa, state)
         return va + A["U"](vb)
 
-    evaluate = make_evaluate(rows, A["y"], A["sigma"], A["code"], 2.0, test, A["task"], get_w)
-    trace = run_checkpointed(advance, stages, m / (m + inner), evaluate, n_checkpoints,
-                             progress, desc="svrg", test_metric_name="mse"
-                             if A["task"] == "regression" else "accuracy")
-    params = {"sigma": A["sigma"], "epochs": epochs, "stages": stages, "inner": inner,
+    params = {"sigma": P.sigma, "epochs": P.epochs, "stages": stages, "inner": P.inner,
               "loss": loss, "step": A["step"], "L_max": A["Lmax"],
               "preconditioned": precondition is not None,
               "beta": None if precondition is None else precondition.beta,
-              "seed": seed, "order": order, "kappa": kappa,
+              "seed": P.seed, "order": P.order, "kappa": kappa,
               "default": rule if step is None or inner_given is None else None}
-    return Result(w=get_w(), solver="svrg", params=params, trace=trace, classes=A["classes"])
+    # rows stay in storage order: the preconditioner's Q and gsnap are indexed by row
+    return P.run(steps, get_w, params, state=lambda: (va, vb), copy_rows=False,
+                 snapshot=snapshot,
+                 hint=f"step={A['step']:.3g} is too long (L_max = {A['Lmax']:.3g})")

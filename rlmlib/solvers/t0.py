@@ -29,7 +29,7 @@ import warnings
 
 import numpy as np
 
-from ..core.checks import check_int, check_positive
+from ..core.checks import check_first_step, check_int, check_positive
 from ..core.rows import Rows, is_compact, n_rows
 from ..core.objective import objective_rows
 from .limits import StepLimitWarning
@@ -53,8 +53,10 @@ T0_DECREASE = 1e-3
 def default_skip(rows):
     """skip = 16 n / d (n features, d average non-zeros per example), at least 1.
 
-    Dense data: 16. Bottou's programs compute the same quantity (``calibrate``)."""
-    nnz = rows.data.shape[0]
+    d counts the non-zero values, whatever the storage: a dense X and its CSR form (or a CSR
+    holding explicit zeros) get the same skip (dense data without zeros: 16). Bottou's
+    programs compute the same quantity (``calibrate``)."""
+    nnz = int(np.count_nonzero(rows.data))
     d = nnz / n_rows(rows)
     return max(1, int(SKIP_C * rows.n_features / max(d, 1e-300)))
 
@@ -206,7 +208,8 @@ def check_skip_reaches(skip, p, name):
             StepLimitWarning, stacklevel=5)
 
 
-def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False):
+def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_limit=False,
+              any_t0_stable=False):
     """(t0, selected, info) for the checked problem ``p``: a checked ``t0`` as given (with a
     warning before the run when w can grow a thousandfold on the steps beyond the stability limit,
     :func:`amplification`), or, for None, the paper's selection (:func:`select_t0`, on
@@ -216,18 +219,19 @@ def choose_t0(p, t0, one_pass, skip=1, name="solver", skip_given=False, skip_lim
     ``skip`` (``skip_given``) beyond the run's step count warns too (the regularization step
     would never be taken; the default 16 n/d can exceed a short run on sparse data without
     a word). ``skip_limit``: the corrected SGD-QN, whose first shrink needs t0 >= skip/2."""
-    t0 = None if t0 is None else check_positive("t0", t0)
+    t0 = None if t0 is None else check_first_step(name, "t0", check_positive("t0", t0), p.sigma)
     if skip_given:
         check_skip_reaches(skip, p, name)
     reg_skip = skip if skip_limit and skip <= p.epochs * p.m else 1
     limit = math.log(AMPLIFICATION_MAX)
-    if t0 is not None and t0 >= t0_min(p.sigma, p.code, p.R, reg_skip):
+    if t0 is not None and (any_t0_stable or t0 >= t0_min(p.sigma, p.code, p.R, reg_skip)):
         # stable as given: no pass over X for the row norms (the validation pass's R)
-        return t0, False, {"t0_min": t0_min(p.sigma, p.code, p.R, reg_skip)}
+        return t0, False, {"t0_min": 0.0 if any_t0_stable
+                           else t0_min(p.sigma, p.code, p.R, reg_skip)}
     norms2 = row_norms2(p.rows)
     R = math.sqrt(float(norms2.max())) if norms2.size else 0.0
     bins = norm_bins(norms2)
-    lo = t0_min(p.sigma, p.code, R, reg_skip)
+    lo = 0.0 if any_t0_stable else t0_min(p.sigma, p.code, R, reg_skip)
 
     def log_growth(t):
         return amplification(t, p.sigma, p.code, bins, reg_skip) if t < lo else 0.0

@@ -101,18 +101,29 @@ def solver_setup(name, prob, step, precondition):
         step = 1.0 / Lmax
     else:
         step = check_positive("step", step)
-        if step > 2.0 / Lmax:   # refused by no theorem, but the iterates may grow: say so
-            from .limits import StepLimitWarning
-            import warnings
-            warnings.warn(StepLimitWarning(
-                f"{name}: step={step:.6g} exceeds the stability limit 2/L_max = "
-                f"{2.0 / Lmax:.3g} (L_max = max_i smoothness * ||x_i||^2 + sigma = {Lmax:.3g}"
-                f"{', preconditioned' if P is not None else ''}): the iterates may grow and "
-                f"the objective end far above F(0); expected step <= {2.0 / Lmax:.3g} "
-                f"(None: 1/L_max)"), stacklevel=4)
+        warn_step_limit(name, step, Lmax, "max_i smoothness * ||x_i||^2 + sigma"
+                        + (", preconditioned" if P is not None else ""), "1/L_max")
     return dict(code=code, sigma=sigma, rows=rows, y=yf, classes=classes, m=m, U=U,
                 Q=np.ascontiguousarray(Q), e=np.ascontiguousarray(e), alpha2=float(alpha2),
                 rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=prob.task)
+
+
+def warn_step_limit(name, step, Lmax, what, default):
+    """``StepLimitWarning`` when a given step exceeds the stability limit 2/L_max of the
+    gradient step on one term (``solvers.limits``): refused by no theorem, but the iterates
+    may grow; ``what`` says how L_max is formed, ``default`` the step None gives. The one
+    message of sag, svrg and saga."""
+    if step > 2.0 / Lmax:
+        import warnings
+
+        from ..core.problem import _caller_level
+        from .limits import StepLimitWarning
+
+        warnings.warn(StepLimitWarning(
+            f"{name}: step={step:.6g} exceeds the stability limit 2/L_max = "
+            f"{2.0 / Lmax:.3g} (L_max = {what} = {Lmax:.3g}): the iterates may grow and "
+            f"the objective end far above F(0); expected step <= {2.0 / Lmax:.3g} (None: "
+            f"{default})"), stacklevel=_caller_level())
 
 
 def row_norms2(rows):
