@@ -267,7 +267,7 @@ class Preconditioner:
         max_i ||xhat_i||^2 / numerical_rank (>= 1 when exact). For the exact
         preconditioner this is the paper's generalized incoherence mu(sigma/beta) of the
         data's left singular vectors (its Definition 4; Lemma 2 holds with equality), which
-        :func:`incoherence` computes independently from an SVD.
+        :func:`~rlmlib.precond.incoherence` computes independently from an SVD.
     factor_seconds, transform_seconds, build_seconds : float
         Time of the eigendecomposition (with the sampling), of Q = X U and the norms, and
         their sum.
@@ -629,7 +629,7 @@ def incoherence(X, *, sigma, beta):
     and its Lemma 2 reads max_i ||H^(-1/2) x_i||^2 <= mu(rho) gamma (the bound is attained:
     m sum_j c_j/(c_j + rho) a_ij^2 is ||H^(-1/2) x_i||^2). The classical coherence of A
     (Candes and Romberg) is mu0 = (m/r) max_i ||a_i||^2, in [1, m/r]. Computed from an SVD
-    of the dense data, independently of :func:`precondition`.
+    of the dense data, independently of :func:`~rlmlib.precondition`.
 
     Parameters
     ----------
@@ -714,7 +714,7 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     dict
         ``kappa``, ``kappa_hat``, ``R2``, ``R2_hat``, ``numerical_rank``, ``coherence``
         (R2_hat / numerical_rank: with the exact preconditioner, the paper's generalized
-        incoherence mu, see :func:`incoherence`), ``method`` ('exact' or 'estimated from
+        incoherence mu, see :func:`~rlmlib.precond.incoherence`), ``method`` ('exact' or 'estimated from
         s sampled rows').
 
     Raises

@@ -20,6 +20,8 @@ import numpy as np
 
 import rlmlib
 
+from .timing import cpu_pass, fastest  # noqa: F401  (re-exported for the SGD-QN page)
+
 
 def sklearn_pass(X, y, sigma, seed=0, clock="wall"):
     """Seconds of one SGDClassifier(loss='squared_hinge') epoch (whole fit; wall clock or,
@@ -44,19 +46,6 @@ def spmv(X, w, clock="wall"):
     t = now()
     X @ w
     return now() - t
-
-
-def cpu_pass(f, X, y, **kw):
-    """CPU seconds of one pass of solver ``f``: the thread's CPU time of a two-epoch run
-    minus that of a one-epoch run (the set-up, paid by both, cancels). CPU time is not
-    counted while other processes hold the core, so on a loaded machine it is steadier
-    than the wall clock."""
-    sec = []
-    for epochs in (1, 2):
-        t = time.thread_time()
-        f(X, y, epochs=epochs, **kw)
-        sec.append(time.thread_time() - t)
-    return sec[1] - sec[0]
 
 
 def solvers(sigma, t0, order="reshuffle", clock="wall"):
@@ -110,24 +99,6 @@ def per_pass(X, y, sigma, t0, reps=3, names=None, order="reshuffle", peers=True,
             times[k].append(f(X, y, r))
     reduce = np.median if stat == "median" else np.min
     return {k: float(reduce(v)) for k, v in times.items()}
-
-
-def fastest(fns, reps=3):
-    """The fastest of ``reps`` alternated runs of each timing function.
-
-    ``fns`` maps a name to a function of no argument that runs something once and returns
-    its seconds. Each function runs once untimed (compilation, caches), then they run one
-    after the other, ``reps`` times; on a shared machine other processes can only add time
-    to a run, so the minimum is the steadiest estimate. Returns {name: seconds}."""
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
-    for f in fns.values():
-        f()
-    times = {k: [] for k in fns}
-    for _ in range(reps):
-        for k, f in fns.items():
-            times[k].append(f())
-    return {k: float(np.min(v)) for k, v in times.items()}
 
 
 def report(title, t):
