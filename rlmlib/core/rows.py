@@ -51,11 +51,13 @@ class Rows(_RowsBase):
     stats = None  # set on the instance by as_rows (the tuple's fields stay five)
 
 
-RowStats = namedtuple("RowStats", ["max_norm", "tiny"])
+RowStats = namedtuple("RowStats", ["max_norm", "tiny", "zeros"], defaults=(0,))
 RowStats.__doc__ = """The scale of checked rows, measured by the validation pass.
 
 max_norm is max_i ||x_i||_2 (inf when a norm is beyond the double range); tiny is the
-smallest non-zero |x_ij| when it is below 2^-1022 (subnormal), inf when no entry is."""
+smallest non-zero |x_ij| when it is below 2^-1022 (subnormal), inf when no entry is; zeros
+the number of stored zeros (every zero of a dense X), so that the non-zero count d m is
+``data.size - zeros`` without another pass."""
 
 
 @njit(cache=True, fastmath={"reassoc"})
@@ -303,7 +305,7 @@ def as_rows(X, name="X", compact_dense=False):
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
     A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when already C-ordered float64
     data = A.reshape(-1)  # a view
-    bad, R, nsub = _scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
+    bad, R, nsub, nzero = _scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
     if bad >= 0:
         raise ValueError(f"{name} must not contain NaN or inf, found {data[bad]}")
     indices = np.arange(n, dtype=np.int32)
@@ -311,18 +313,17 @@ def as_rows(X, name="X", compact_dense=False):
         indices = np.tile(indices, m)
     indptr = np.arange(0, m * n + 1, n, dtype=np.int64)
     rows = Rows(data, indices, indptr, int(n), False)
-    rows.stats = _stats(data, R, nsub)
+    rows.stats = _stats(data, R, nsub, nzero)
     return rows
 
 
-def _stats(data, R, nsub):
-    """RowStats from the pass's maximum norm and count of subnormal entries."""
+def _stats(data, R, nsub, nzero):
+    """RowStats from the pass's maximum norm and counts of subnormal entries and zeros."""
     tiny = math.inf
-    if nsub:  # rare (subnormals, or stored zeros in CSR, which the pass counts too)
+    if nsub:  # rare: the smallest subnormal, on the error path of check_scale
         a = np.abs(data)
-        sub = a[(a != 0.0) & (a < SIGMA_MIN)]
-        tiny = float(sub.min()) if sub.size else math.inf
-    return RowStats(float(R), tiny)
+        tiny = float(a[(a != 0.0) & (a < SIGMA_MIN)].min())
+    return RowStats(float(R), tiny, int(nzero))
 
 
 def _csr_rows(X, name):
@@ -332,7 +333,7 @@ def _csr_rows(X, name):
     indptr, indices, nnz, m, n = _compressed_arrays(X, name)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-    fault, pos, R, nsub, canonical = _scan_csr(data, indices, indptr.view(np.uint64),
+    fault, pos, R, nsub, nzero, canonical = _scan_csr(data, indices, indptr.view(np.uint64),
                                                np.uint64(m), np.uint64(n))
     if 1 <= fault <= 3:
         _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
@@ -349,7 +350,7 @@ def _csr_rows(X, name):
         return _csr_rows(C, name)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     rows = Rows(data, indices, indptr, int(n), True)
-    rows.stats = _stats(data, R, nsub)
+    rows.stats = _stats(data, R, nsub, nzero)
     return rows
 
 
@@ -396,20 +397,20 @@ def _fold_row(data, a, b, acc, A, Rs, bad):
 def _scan_csr(data, indices, indptr, m, n):
     """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
     and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
-    checks). Returns (fault, pos, R, n_subnormal, canonical): fault 0 sound, 1 indptr[0]
+    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1 indptr[0]
     != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
     outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
-    ||x_i||_2 (inf beyond the double range), n_subnormal the count of |x_ij| < 2^-1022
-    (stored zeros included: one comparison, not two; :func:`_stats` tells them apart),
-    canonical whether every row's columns strictly increase (no duplicates)."""
+    ||x_i||_2 (inf beyond the double range), n_subnormal the count of non-zero
+    |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical whether every row's columns strictly increase (no duplicates)."""
     nnz = np.uint64(data.shape[0])
     A = 0.0
     Rs = 0.0
     nsub = 0
+    nzero = 0
     if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, nsub, True
+        return 1, np.int64(0), 0.0, nsub, nzero, True
     if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, nsub, True
+        return 3, np.int64(m), 0.0, nsub, nzero, True
     lo = np.int64(0)
     hi = np.int64(0)
     descents = 0
@@ -418,21 +419,25 @@ def _scan_csr(data, indices, indptr, m, n):
         a = indptr[i]
         b = indptr[i + 1]
         if b < a or b > nnz:
-            return 2, np.int64(i + 1), 0.0, nsub, True
+            return 2, np.int64(i + 1), 0.0, nsub, nzero, True
         acc = 0.0
         ns = 0
+        nz = 0
         u = 0
         prev = np.int64(-1)
         for j in range(a, b):  # branch-free: vectorizes
             x = data[j]
             acc += x * x
-            ns += abs(x) < 2.2250738585072014e-308  # stored zeros too: see _stats
+            ax = abs(x)
+            ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
+            nz += ax == 0.0
             c = np.int64(indices[j])
             lo = min(lo, c)
             hi = max(hi, c)
             u += np.int64(c <= prev)
             prev = c
         nsub += ns
+        nzero += nz
         descents += u
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
     R = max(math.sqrt(A), Rs)
@@ -440,33 +445,37 @@ def _scan_csr(data, indices, indptr, m, n):
         for j in range(data.shape[0]):  # locate the first fault (only on the error path)
             c = np.int64(indices[j])
             if c < 0 or c >= np.int64(n):
-                return 4, np.int64(j), R, nsub, True
+                return 4, np.int64(j), R, nsub, nzero, True
     if bad >= 0:
-        return 5, bad, R, nsub, True
-    return 0, np.int64(0), R, nsub, descents == 0
+        return 5, bad, R, nsub, nzero, True
+    return 0, np.int64(0), R, nsub, nzero, descents == 0
 
 
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
 def _scan_dense(data, m, n):
     """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
-    -1, max row norm, count of subnormal entries), as :func:`_scan_csr`."""
+    -1, max row norm, count of subnormal entries, count of zeros), as :func:`_scan_csr`."""
     A = 0.0
     Rs = 0.0
     nsub = 0
+    nzero = 0
     bad = np.int64(-1)
     for i in range(m):
         a = i * n
         b = a + n
         acc = 0.0
         ns = 0
+        nz = 0
         for j in range(a, b):  # branch-free: vectorizes
             x = data[j]
             acc += x * x
             ax = abs(x)
             ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
+            nz += ax == 0.0
         nsub += ns
+        nzero += nz
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
-    return bad, max(math.sqrt(A), Rs), nsub
+    return bad, max(math.sqrt(A), Rs), nsub, nzero
 
 
 def _numeric_pandas(X):
@@ -623,11 +632,11 @@ def row_scale(rows):
     if is_compact(rows) or not rows.sparse:
         n = rows.n_features
         m = rows.data.shape[0] // n
-        bad, R, nsub = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
+        bad, R, nsub, nzero = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, _ = _scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
+        _, _, R, nsub, nzero, _ = _scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
                                      np.uint64(n_rows(rows)), np.uint64(rows.n_features))
-    return _stats(rows.data, R, nsub)
+    return _stats(rows.data, R, nsub, nzero)
 
 
 def max_row_norm(rows):
@@ -664,7 +673,7 @@ def check_scale(rows, y, code, w_bound, why, solver, extra=(), stats=None):
     caller has it; else :func:`row_scale` (``rows.stats``, no pass over X). Returns R;
     raises ValueError saying which quantity is too large and what to change."""
     from .losses import LOSSES, NAMES, loss_deriv
-    R, tiny = row_scale(rows) if stats is None else stats
+    R, tiny = (row_scale(rows) if stats is None else stats)[:2]
     name = NAMES[code]
     if tiny < SIGMA_MIN:
         raise ValueError(f"X holds a subnormal value {tiny:.3g} (below the smallest normal "

@@ -69,6 +69,8 @@ def without_stored_zeros(rows):
     w_j - eta sigma sign(w_j) on a row's stored coordinates (which can cross zero) and the
     lazy soft-thresholding on the others: without this a dense X (every entry stored) and
     its CSR form gave different weights. One O(nnz) pass."""
+    if rows.stats is not None and rows.stats.zeros == 0:
+        return rows  # the validation pass found none: no pass here
     keep = rows.data != 0.0
     if keep.all():
         return rows
@@ -76,7 +78,7 @@ def without_stored_zeros(rows):
     np.cumsum(keep, out=kept[1:])
     indptr = kept[rows.indptr]
     out = Rows(rows.data[keep], rows.indices[keep], indptr, rows.n_features, True)  # CSR now
-    out.stats = rows.stats  # the same norms and smallest non-zero entry
+    out.stats = None if rows.stats is None else rows.stats._replace(zeros=0)  # same norms
     return out
 
 

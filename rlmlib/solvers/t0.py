@@ -56,7 +56,10 @@ def default_skip(rows):
     d counts the non-zero values, whatever the storage: a dense X and its CSR form (or a CSR
     holding explicit zeros) get the same skip (dense data without zeros: 16). Bottou's
     programs compute the same quantity (``calibrate``)."""
-    nnz = int(np.count_nonzero(rows.data))
+    if rows.stats is not None:  # the validation pass counted the stored zeros
+        nnz = rows.data.shape[0] - rows.stats.zeros
+    else:
+        nnz = int(np.count_nonzero(rows.data))
     d = nnz / n_rows(rows)
     return max(1, int(SKIP_C * rows.n_features / max(d, 1e-300)))
 
