@@ -43,6 +43,10 @@ EPS = 1e-10
 SECONDS_PER_MEMORY_N = 3.4e-9
 #: progress=None shows a bar when the run is expected to take longer than this (seconds)
 PROGRESS_AFTER = 5.0
+#: the default call's pairs: y averaged over the secants of PAIR_BATCH examples, one pair
+#: every PAIR_EVERY steps (3 PAIR_BATCH / PAIR_EVERY = 30 row operations per step)
+PAIR_BATCH = 40
+PAIR_EVERY = 4
 
 
 def _expected_seconds(m, n, epochs, memory):
@@ -53,11 +57,13 @@ def _expected_seconds(m, n, epochs, memory):
 @njit(cache=True)
 def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, order, start,
                  stop, t_first, sigma, t0, code, dense, scale=1.0, h_first=0.0,
-                 damping=0.0, look_ahead=True, curv=0.0):
+                 damping=0.0, look_ahead=True, curv=0.0, batch=1, every=1):
     """oLBFGS steps on examples order[start:stop]. S, Y: (memory, n) ring buffers of the
     pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest].
     The gain is scale / (t + t0); with no pair yet H = h_first I (1/sigma when 0); each y
-    gets damping * s added (Schraudolph et al.'s lambda)."""
+    gets damping * s added (Schraudolph et al.'s lambda). A pair is formed at the steps
+    t with t % every == 0, its y from the secants of the current example and the batch - 1
+    before it in ``order`` (cyclically), averaged (batch = every = 1: the paper's)."""
     M = S.shape[0]
     n = w.shape[0]
     K = int(state[0])
@@ -116,6 +122,11 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             den = curv * xq * xq + sigma * qq
             if den > 0.0 and gq < eta * den:
                 eta = gq / den
+        if every > 1 and t % every != 0:   # no pair at this step
+            for j in range(n):
+                w[j] -= eta * q[j]
+            t += 1
+            continue
         # the new pair goes into the slot after head (overwriting the oldest when full)
         new = (head + 1) % M
         ss = 0.0
@@ -124,10 +135,22 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             S[new, j] = s_j
             w[j] += s_j
             ss += s_j * s_j
-        d_new = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
         for j in range(n):
             Y[new, j] = (sigma + damping) * S[new, j]
-        axpy(data, indices, a, b, Y[new], d_new - d, dense)
+        if batch <= 1:
+            d_new = loss_deriv(code, dot(data, indices, a, b, w, dense), y[i])
+            axpy(data, indices, a, b, Y[new], d_new - d, dense)
+        else:  # y = sigma s + (1/nb) sum_r [loss'(x_r.w_new) - loss'(x_r.w_old)] x_r
+            m_order = order.shape[0]
+            nb = min(batch, m_order)
+            for r in range(nb):
+                i_r = order[(kk - r) % m_order]
+                a_r = indptr[i_r]
+                b_r = indptr[i_r + 1]
+                z_new = dot(data, indices, a_r, b_r, w, dense)
+                z_s = dot(data, indices, a_r, b_r, S[new], dense)
+                d_r = loss_deriv(code, z_new, y[i_r]) - loss_deriv(code, z_new - z_s, y[i_r])
+                axpy(data, indices, a_r, b_r, Y[new], d_r / nb, dense)
         sy = 0.0
         yy = 0.0
         for j in range(n):
@@ -146,8 +169,9 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
 
 
 class _Run:
-    def __init__(self, p, memory, t0, eta0=None, damping=0.0, clip=False):
+    def __init__(self, p, memory, t0, eta0=None, damping=0.0, clip=False, batch=1, every=1):
         n = p.n
+        self.batch, self.every = batch, every
         self.p, self.t0 = p, t0
         # the clip's curvature bound of the loss (1 for a kinked loss, its kink's scale)
         self.beta = smoothness(p.code, 1.0) if clip else 0.0
@@ -166,12 +190,13 @@ class _Run:
         olbfgs_steps(rows.data, indices, indptr, y, self.w, self.S, self.Y, self.rho,
                      self.state, self.g, self.q, self.alpha, idx, start, stop, t, p.sigma,
                      self.t0, p.code, p.dense, self.scale, self.h_first, self.damping,
-                     look_ahead, self.beta)
+                     look_ahead, self.beta, self.batch, self.every)
 
 
 @sigma_keyword
 def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta0=None,
-           damping=0.0, clip=None, seed=0, order="reshuffle", n_checkpoints=None,
+           damping=0.0, clip=None, pair_batch=None, pair_every=None, seed=0,
+           order="reshuffle", n_checkpoints=None,
            X_test=None, y_test=None, progress=None):
     """oLBFGS (online L-BFGS, one example per step) on (σ/2)‖w‖² + mean loss.
 
@@ -270,6 +295,13 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     elif not isinstance(clip, (bool, np.bool_)):
         raise TypeError(f"clip must be True, False or None, got {clip!r}")
     clip = bool(clip)
+    selected = t0 is None
+    # the default call's pairs (module constants; a given t0 keeps the paper's per-step,
+    # one-example pairs unless pair_batch / pair_every are given)
+    pair_batch = (PAIR_BATCH if selected else 1) if pair_batch is None else \
+        check_int("pair_batch", pair_batch, 1)
+    pair_every = (PAIR_EVERY if selected else 1) if pair_every is None else \
+        check_int("pair_every", pair_every, 1)
     if eta0 is not None:
         eta0 = check_positive("eta0", eta0)
     damping = check_interval("damping", damping, 0.0, math.inf, hi_closed=False)
@@ -283,16 +315,16 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         p.progress = _expected_seconds(p.m, p.n, p.epochs, memory) > PROGRESS_AFTER
 
     def one_pass(rows, ys, t0_try):
-        trial = _Run(p, memory, t0_try, eta0, damping, clip)
+        trial = _Run(p, memory, t0_try, eta0, damping, clip, pair_batch, pair_every)
         storage_pass(trial.steps, rows, ys)
         return trial.w
 
     t0, selected, info = choose_t0(p, t0, one_pass, 1, "olbfgs", any_t0_stable=clip)
-    run = _Run(p, memory, t0, eta0, damping, clip)
+    run = _Run(p, memory, t0, eta0, damping, clip, pair_batch, pair_every)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
               "t0": t0, "t0_selected": selected, "eta0": eta0, "damping": damping,
-              "clip": clip,
+              "clip": clip, "pair_batch": pair_batch, "pair_every": pair_every,
               "seed": p.seed,
               "order": p.order}
     return p.run(run.steps, lambda: run.w, params, info=info, hint=schedule_hint(p, t0))
