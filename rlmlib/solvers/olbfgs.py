@@ -55,11 +55,13 @@ def _expected_seconds(m, n, epochs, memory):
 
 
 @njit(cache=True)
-def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, order, start,
-                 stop, t_first, sigma, t0, code, dense, scale=1.0, h_first=0.0,
+def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, gam, state, g, q, alpha, order,
+                 start, stop, t_first, sigma, t0, code, dense, scale=1.0, h_first=0.0,
                  damping=0.0, look_ahead=True, curv=0.0, batch=1, every=1):
     """oLBFGS steps on examples order[start:stop]. S, Y: (memory, n) ring buffers of the
-    pairs, rho[k] = 1/(s_k.y_k); state = [number of pairs stored, index of the newest].
+    pairs, rho[k] = 1/(s_k.y_k), gam[k] = s_k.y_k / y_k.y_k (the scaling's terms, kept so
+    that a step does not recompute y.y); state = [number of pairs stored, index of the
+    newest].
     The gain is scale / (t + t0); with no pair yet H = h_first I (1/sigma when 0); each y
     gets damping * s added (Schraudolph et al.'s lambda). A pair is formed at the steps
     t with t % every == 0, its y from the secants of the current example and the batch - 1
@@ -93,11 +95,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
         if K > 0:
             h0 = 0.0
             for c in range(K):
-                k = (head - c) % M
-                yy = 0.0
-                for j in range(n):
-                    yy += Y[k, j] * Y[k, j]
-                h0 += 1.0 / (rho[k] * yy)            # s.y / y.y
+                h0 += gam[(head - c) % M]            # s.y / y.y of each pair
             h0 /= K
         else:
             h0 = h_first if h_first > 0.0 else 1.0 / sigma
@@ -149,7 +147,8 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
                 b_r = indptr[i_r + 1]
                 z_new = dot(data, indices, a_r, b_r, w, dense)
                 z_s = dot(data, indices, a_r, b_r, S[new], dense)
-                d_r = loss_deriv(code, z_new, y[i_r]) - loss_deriv(code, z_new - z_s, y[i_r])
+                d_r = (loss_deriv(code, z_new, y[i_r])
+                       - loss_deriv(code, z_new - z_s, y[i_r]))
                 axpy(data, indices, a_r, b_r, Y[new], d_r / nb, dense)
         sy = 0.0
         yy = 0.0
@@ -158,6 +157,7 @@ def olbfgs_steps(data, indices, indptr, y, w, S, Y, rho, state, g, q, alpha, ord
             yy += Y[new, j] * Y[new, j]
         if ss > 0.0 and sy > 0.0 and yy > 0.0 and sy < math.inf and yy < math.inf:
             rho[new] = 1.0 / sy                       # keep the pair
+            gam[new] = 1.0 / (rho[new] * yy)
             head = new
             if K < M:
                 K += 1
@@ -181,16 +181,16 @@ class _Run:
         self.w = np.zeros(n)
         self.S = np.zeros((memory, n))
         self.Y = np.zeros((memory, n))
-        self.rho = np.zeros(memory)
+        self.rho, self.gam = np.zeros(memory), np.zeros(memory)
         self.state = np.array([0.0, float(memory - 1)])
         self.g, self.q, self.alpha = np.zeros(n), np.zeros(n), np.zeros(memory)
 
     def steps(self, rows, y, indices, indptr, idx, start, stop, t, look_ahead=True):
         p = self.p
         olbfgs_steps(rows.data, indices, indptr, y, self.w, self.S, self.Y, self.rho,
-                     self.state, self.g, self.q, self.alpha, idx, start, stop, t, p.sigma,
-                     self.t0, p.code, p.dense, self.scale, self.h_first, self.damping,
-                     look_ahead, self.beta, self.batch, self.every)
+                     self.gam, self.state, self.g, self.q, self.alpha, idx, start, stop, t,
+                     p.sigma, self.t0, p.code, p.dense, self.scale, self.h_first,
+                     self.damping, look_ahead, self.beta, self.batch, self.every)
 
 
 @sigma_keyword
