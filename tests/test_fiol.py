@@ -128,10 +128,9 @@ def _mp_step(w, x, y, eta, sigma, loss, prec=None):
     piece of g holding the root is found by bisection over the sorted breakpoints (g
     evaluated from its definition), then s on that piece, where g = A - C s with A, C
     summed over the u_j active on it, by bisection (Illinois steps for the smooth losses),
-    until eta s x_j is known to 2^-200 of
-    max|w_j| (or to adjacent numbers). Precision: 256 bits plus log2(eta sigma / max|w_j|):
-    then w_j, eta s x_j (at most |w_j| + |u_j| + eta sigma) and eta sigma are exact to ~200 bits
-    below the scale of w and u."""
+    until eta s x_j is known to 2^-200 of max|w_j| (or to adjacent numbers). Precision:
+    256 bits plus log2(eta sigma / max|w_j|): then w_j, eta s x_j (at most |w_j| + |u_j| +
+    eta sigma) and eta sigma are exact to ~200 bits below the scale of w and u."""
     import mpmath as mp
 
     M = max(abs(float(v)) for v in x)
@@ -362,6 +361,31 @@ def test_piece_root_solves_its_equation_and_inverse_is_the_inverse():
             if loss == "exponential" and s == 0.0:  # e^-u underflowed: s = 0 is its rounding
                 continue
             assert zl - 1e-9 * max(1, abs(z)) <= z <= zh + 1e-9 * max(1, abs(z)), (loss, a, c)
+
+
+def test_logistic_piece_root_at_a_huge_curvature():
+    # s in dl(a - c s) for logistic at c up to 1e300 (fiol_step's rescaled steps with x
+    # near 1e200 reach c ~ 1e200): tau = -s y solves tau = 1/(1 + e^(u + c tau)), u = y a.
+    # Halving (0, q(0)] stopped 2^-300 short of a root near 1e-197; checked here against
+    # the equation in mpmath (relative residual of log tau + log(1 + e^(u + c tau)))
+    import mpmath as mp
+
+    rng = np.random.default_rng(12)
+    code = loss_code("logistic")
+    for _ in range(300):
+        y = float(rng.choice([-1.0, 1.0]))
+        a = rng.standard_normal() * 10 ** rng.uniform(-2, 2.5)  # root above 2^-1022
+        c = 10 ** rng.uniform(8, 300)
+        tau = -y * piece_root(code, a, c, y)
+        assert 0.0 < tau < 1.0, (a, c, y, tau)
+        with mp.workprec(200):
+            t = mp.mpf(tau)
+            v = y * mp.mpf(a) + mp.mpf(c) * t
+            # f(t) = log t + log(1 + e^v(t)) vanishes at the root and t f'(t) = 1 + c t p,
+            # p = e^v / (1 + e^v): f / (1 + c t p) is the relative error of tau
+            f = mp.log(t) + mp.log1p(mp.exp(v))
+            rel = abs(f) / (1 + mp.mpf(c) * t / (1 + mp.exp(-v)))
+        assert rel <= 1e-13 + 2.0 ** -1073 / tau, (a, c, y, tau, float(rel))  # subnormal
 
 
 def test_soft_thresholds_compose_additively():

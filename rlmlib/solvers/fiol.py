@@ -828,8 +828,10 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     the variable tau = eta (s - e sigma/M), M = max|x_j|, e = +-1, where nothing near
     eta sigma is subtracted (``_far_step``; both methods), and it tends to
     argmin l(<u, x>) + sigma ||u||_1 as eta grows. The returned s is then
-    e sigma/M + tau/eta rounded (into the range of the loss's derivative). Either way the step agrees with a high-precision
-    reference to about 1e-15 max(|w_j|, |u_j|) at any eta.
+    e sigma/M + tau/eta rounded (into the range of the loss's derivative). An x whose
+    largest entry lies outside [2^-32, 2^32] is first rescaled by a power of two (exact).
+    Either way the step agrees with a high-precision reference to about
+    1e-14 max(|w_j|, |u_j|) at any eta (tests/test_fiol.py).
 
     Examples
     --------
