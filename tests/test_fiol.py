@@ -10,7 +10,7 @@ from numba import njit
 import rlmlib
 from rlmlib.solvers.l1 import (conjugate, deriv_max, deriv_min, inverse, piece_root, settle,
                                soft)
-from rlmlib.solvers.fiol import breakpoints, fiol_step, g_function
+from rlmlib.solvers.fiol import _far, breakpoints, fiol_step, g_function
 from rlmlib.solvers.isgd import isgd_row
 from rlmlib.core.losses import LOSSES, loss_code, loss_value
 
@@ -100,8 +100,14 @@ def test_step_is_the_exact_minimizer(loss):
         sr = reference_s(w, x, y, eta, sigma, code)
         ref = _shrink(w - eta * sr * x, eta * sigma)
         assert np.abs(new - ref).max() <= 1e-11 * sc, case
-        # 3. optimality: w+ = S(w - eta s x) and s in dl(<w+, x>) (Fenchel-Young gap 0)
-        assert np.array_equal(new, _shrink(w - eta * s * x, eta * sigma)), case
+        # 3. optimality: w+ = S(w - eta s x) and s in dl(<w+, x>) (Fenchel-Young gap 0);
+        # exactly as computed, except where fiol_step avoids that formula's subtractions
+        # near eta sigma (fiol._far_step): there to its rounding, a few eps eta sigma
+        shrunk = _shrink(w - eta * s * x, eta * sigma)
+        if _far(eta, sigma, np.abs(w).max(), np.abs(x).max(), y):
+            assert np.abs(new - shrunk).max() <= 8e-16 * sc, case
+        else:
+            assert np.array_equal(new, shrunk), case
         z = float(new @ x)
         tol = 1e-9 * max(1.0, abs(s * z), abs(loss_value(code, z, y)))
         gap = loss_value(code, z, y) + conjugate(code, s, y) - s * z
@@ -116,46 +122,102 @@ def test_step_is_the_exact_minimizer(loss):
                     assert p0 <= P(new + h * sc * d) + 1e-12 * max(1.0, abs(p0)), case
 
 
-def _mp_step(w, x, y, eta, sigma, loss, prec=1300):
-    """The exact step in 1300-bit arithmetic (mpmath): bisection on s of the predicate
-    'min dl(g(s)) <= s' to 2^-1250 of the bracket, then u = S_{eta sigma}(w - eta s x)."""
+def _mp_step(w, x, y, eta, sigma, loss, prec=None):
+    """The exact step in high precision (mpmath), from the definition: u = S_thr(w - eta s x)
+    with s the root of the monotone predicate 'min dl(g(s)) <= s', g(s) = <x, u(s)>. The
+    piece of g holding the root is found by bisection over the sorted breakpoints (g
+    evaluated from its definition), then s on that piece, where g = A - C s with A, C
+    summed over the u_j active on it, by bisection (Illinois steps for the smooth losses),
+    until eta s x_j is known to 2^-200 of max|w_j| (or to adjacent numbers). Precision:
+    256 bits plus log2(eta sigma / max|w_j|): then w_j, eta s x_j (at most |w_j| + |u_j| +
+    eta sigma) and eta sigma are exact to ~200 bits below the scale of w and u."""
     import mpmath as mp
 
+    M = max(abs(float(v)) for v in x)
+    sc = max(abs(float(v)) for v in w) or 2.0 ** -60 / M  # w = 0: u is O(1/M) or 0
+    if prec is None:
+        prec = 256 + max(0, math.ceil(math.log2(eta) + math.log2(sigma or 1e-300)
+                                      - math.log2(sc)))
     with mp.workprec(prec):
-        w = [mp.mpf(float(v)) for v in w]
-        x = [mp.mpf(float(v)) for v in x]
-        eta, sigma, y = mp.mpf(eta), mp.mpf(sigma), mp.mpf(y)
-        thr = eta * sigma
+        W = [mp.mpf(float(v)) for v in w]
+        X = [mp.mpf(float(v)) for v in x]
+        E, Y = mp.mpf(eta), mp.mpf(y)
+        thr = E * mp.mpf(sigma)
 
         def S(u):
             return mp.sign(u) * max(abs(u) - thr, 0)
 
-        def dmin(z):  # the left derivative of the loss
-            return {"squared": lambda: z - y, "absolute": lambda: mp.mpf(-1 if z <= y else 1),
-                    "hinge": lambda: -y if y * z <= 1 else mp.mpf(0),
-                    "squared_hinge": lambda: -y * (1 - y * z) if y * z < 1 else mp.mpf(0),
-                    "logistic": lambda: -y / (1 + mp.exp(y * z))}[loss]()
+        def dmin(z):  # the left derivative of the loss at z
+            if loss == "squared":
+                return z - Y
+            if loss == "absolute":
+                return mp.mpf(-1 if z <= Y else 1)
+            if loss == "hinge":
+                return -Y if Y * z <= 1 else mp.mpf(0)
+            if loss == "squared_hinge":
+                return -Y * (1 - Y * z) if Y * z < 1 else mp.mpf(0)
+            if loss == "logistic":
+                return -Y / (1 + mp.exp(Y * z))
+            # exponential, with its tangent continuation below the margin -600
+            return -Y * mp.exp(-Y * z) if Y * z >= -600 else -Y * mp.exp(600)
+
+        def g(s):
+            return sum(xj * S(wj - E * s * xj) for wj, xj in zip(W, X))
 
         def holds(s):
-            return dmin(sum(xj * S(wj - eta * s * xj) for wj, xj in zip(w, x))) <= s
+            return dmin(g(s)) <= s
 
-        lo, hi = mp.mpf(-1), mp.mpf(1)
-        while not holds(hi):
-            hi *= 2
-        while holds(lo):
-            lo *= 2
-        for _ in range(1260):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if holds(mid) else (mid, hi)
-        return np.array([float(S(wj - eta * hi * xj)) for wj, xj in zip(w, x)])
+        bps = sorted(b for wj, xj in zip(W, X) if xj != 0
+                     for b in ((wj - thr * mp.sign(xj)) / (E * xj),
+                               (wj + thr * mp.sign(xj)) / (E * xj)))
+        i, j = 0, len(bps)  # the first breakpoint where the predicate holds
+        while i < j:
+            mid = (i + j) // 2
+            i, j = (i, mid) if holds(bps[mid]) else (mid + 1, j)
+        lo = bps[i - 1] if i > 0 else None
+        hi = bps[i] if i < len(bps) else None
+        step = mp.mpf(1)
+        if lo is None:  # a half-line: expand until the predicate fails
+            lo = (hi if hi is not None else mp.mpf(0)) - step
+            while holds(lo):
+                step *= 2
+                lo -= step
+        step = mp.mpf(1)
+        if hi is None:
+            hi = lo + step
+            while not holds(hi):
+                step *= 2
+                hi += step
+        mid = (lo + hi) / 2  # g = A - C s on [lo, hi]: the sums over the active u_j there
+        act = [(wj, xj, mp.sign(wj - E * mid * xj)) for wj, xj in zip(W, X)
+               if abs(wj - E * mid * xj) > thr]
+        A = sum(xj * (wj - thr * e) for wj, xj, e in act)
+        C = E * sum(xj * xj for _, xj, _ in act)
+        tol = mp.ldexp(sc, -200) / (E * M)  # eta (hi - lo) x_j below 2^-200 max|w_j|
+        smooth = loss in ("logistic", "exponential")  # f continuous: Illinois steps
+        flo, fhi, side = dmin(A - C * lo) - lo, dmin(A - C * hi) - hi, 0
+        while hi - lo > tol:
+            mid = (lo * fhi - hi * flo) / (fhi - flo) if smooth else (lo + hi) / 2
+            if not lo < mid < hi:
+                mid = (lo + hi) / 2
+                if not lo < mid < hi:
+                    break
+            fm = dmin(A - C * mid) - mid
+            if fm <= 0:  # the predicate holds: the root is left of mid
+                hi, fhi = mid, fm
+                flo, side = (flo / 2 if side == -1 else flo), -1
+            else:
+                lo, flo = mid, fm
+                fhi, side = (fhi / 2 if side == 1 else fhi), 1
+        return np.array([float(S(wj - E * hi * xj)) for wj, xj in zip(W, X)])
 
 
 @pytest.mark.parametrize("loss", ["squared", "absolute", "hinge", "squared_hinge",
                                   "logistic"])
 def test_step_at_a_huge_eta_is_exact(loss):
-    # beyond eta sigma = 2^30 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the step is computed in
+    # beyond eta sigma = 16 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the step is computed in
     # the variable tau = eta (s - e sigma/M) (fiol._far_step); compared with the step
-    # computed in 1300-bit arithmetic, eta up to 1e300, ties of |x_j| included
+    # computed in high precision (_mp_step), eta up to 1e300, ties of |x_j| included
     rng = np.random.default_rng(11 + loss_code(loss))
     regression = LOSSES[loss]["task"] == "regression"
     for k in range(8):
@@ -174,6 +236,57 @@ def test_step_at_a_huge_eta_is_exact(loss):
             scale = max(1.0, np.abs(ref).max())
             assert np.abs(u - ref).max() <= 1e-14 * scale, (loss, k, w, x, y, eta, sigma,
                                                             u, ref)
+
+
+def _sweep_instances(loss, seed):
+    """(w, x, y, sigma) for the eta sweep: two of moderate size (one with ties among |x_j|),
+    one with w (and a regression target) near 1e200, one with x near 1e200 (w near 1e-200),
+    one with x near 1e-200."""
+    rng = np.random.default_rng(seed)
+    regression = LOSSES[loss]["task"] == "regression"
+    for k, (sw, sx) in enumerate([(1.0, 1.0), (1.0, 1.0), (1e200, 1.0), (1e-200, 1e200),
+                                  (1.0, 1e-200)]):
+        n = int(rng.integers(2, 6))
+        w = rng.standard_normal(n) * 10.0 ** rng.uniform(-1, 1) * sw
+        x = rng.standard_normal(n)
+        if k == 1:
+            x = np.round(2 * x) / 2  # equal |x_j|: several coordinates at the edge
+            x[0] = x[0] or 1.0
+        x = x * sx
+        y = rng.standard_normal() * 3 * sw * sx if regression else float(rng.choice([-1, 1]))
+        yield w, x, y, 10.0 ** rng.uniform(-3, 0)
+
+
+@pytest.mark.parametrize("loss", LOSS_NAMES)
+def test_step_is_exact_over_an_eta_sweep(loss):
+    # the step against the mpmath reference over eta from 1e-6 to 1e300 (every 12 decades)
+    # and over eta sigma / scale = 2^k (scale = max(|w_j|, 1/M, |y|/M), M = max|x_j|) with
+    # k from -4 to 48, every half octave from 8 to 42 (where S_thr(w_j - eta s x_j)
+    # subtracts numbers near thr = eta sigma), then every 40 octaves up to eta = 1e300 or
+    # the step's range. Both methods agree with it to 1e-13 max(|w_j|, |u_j|). Before, the
+    # ordinary path lost log2(thr / scale) bits below the switch to fiol._far_step at
+    # 2^30 scale (2e-7 near k = 30; the switch is now at 2^4), and with x near 1e200 the
+    # products eta s x_j underflowed (the step off by orders of magnitude; x is now
+    # rescaled by a power of two), and logistic's piece root stopped short at c ~ 1e200
+    compared = 0
+    for w, x, y, sigma in _sweep_instances(loss, 31 + loss_code(loss)):
+        M = np.abs(x).max()
+        scale = max(np.abs(w).max(), 1.0 / M, abs(y) / M)
+        limit = 2.0 ** min(1020 - 2 * math.log2(M) - math.log2(x.size), 1023)  # step's range
+        k = np.r_[np.arange(-4, 8, 1.5), np.arange(8, 42, 0.5), np.arange(42, 48, 1.5),
+                  np.arange(48, 2100, 40)] + math.log2(scale / sigma)  # log2 eta
+        etas = np.r_[10.0 ** np.arange(-6, 301, 12), 2.0 ** k[k < 1000]]
+        for eta in etas[(etas <= min(limit, 1e300)) & (etas >= 1e-300)]:
+            ref = _mp_step(w, x, y, eta, sigma, loss)
+            size = max(np.abs(w).max(), np.abs(ref).max())
+            for method in ("sort", "partition"):
+                u = fiol_step(w, x, y, eta=eta, sigma=sigma, loss=loss, method=method)
+                assert np.all(np.isfinite(u))
+                err = np.abs(u - ref).max() / size
+                assert err <= 1e-13, (loss, method, w, x, y, eta, sigma,
+                                      math.log2(eta * sigma / scale), err)
+                compared += 1
+    assert compared >= 800  # some 90 values of eta per instance, none skipped
 
 
 @pytest.mark.parametrize("loss", ["hinge", "logistic"])
@@ -248,6 +361,31 @@ def test_piece_root_solves_its_equation_and_inverse_is_the_inverse():
             if loss == "exponential" and s == 0.0:  # e^-u underflowed: s = 0 is its rounding
                 continue
             assert zl - 1e-9 * max(1, abs(z)) <= z <= zh + 1e-9 * max(1, abs(z)), (loss, a, c)
+
+
+def test_logistic_piece_root_at_a_huge_curvature():
+    # s in dl(a - c s) for logistic at c up to 1e300 (fiol_step's rescaled steps with x
+    # near 1e200 reach c ~ 1e200): tau = -s y solves tau = 1/(1 + e^(u + c tau)), u = y a.
+    # Halving (0, q(0)] stopped 2^-300 short of a root near 1e-197; checked here against
+    # the equation in mpmath (relative residual of log tau + log(1 + e^(u + c tau)))
+    import mpmath as mp
+
+    rng = np.random.default_rng(12)
+    code = loss_code("logistic")
+    for _ in range(300):
+        y = float(rng.choice([-1.0, 1.0]))
+        a = rng.standard_normal() * 10 ** rng.uniform(-2, 2.5)  # root above 2^-1022
+        c = 10 ** rng.uniform(8, 300)
+        tau = -y * piece_root(code, a, c, y)
+        assert 0.0 < tau < 1.0, (a, c, y, tau)
+        with mp.workprec(200):
+            t = mp.mpf(tau)
+            v = y * mp.mpf(a) + mp.mpf(c) * t
+            # f(t) = log t + log(1 + e^v(t)) vanishes at the root and t f'(t) = 1 + c t p,
+            # p = e^v / (1 + e^v): f / (1 + c t p) is the relative error of tau
+            f = mp.log(t) + mp.log1p(mp.exp(v))
+            rel = abs(f) / (1 + mp.mpf(c) * t / (1 + mp.exp(-v)))
+        assert rel <= 1e-13 + 2.0 ** -1073 / tau, (a, c, y, tau, float(rel))  # subnormal
 
 
 def test_soft_thresholds_compose_additively():

@@ -44,6 +44,11 @@ SORT = 0
 PARTITION = 1
 METHODS = {"sort": SORT, "partition": PARTITION}
 _NO_INDEX = np.zeros(0, dtype=np.int64)  # dense rows: coordinate p is column p
+# The switch to _far_step: eta sigma beyond FAR max(|w_j|, 1/M, |y|/M), M = max|x_j|. Below
+# it the ordinary step's rounding (eps eta sigma in u_j = S(w_j - eta s x_j)) is at most 16
+# eps of that scale; above it _far_step's terms are of that scale (s is within FAR^-1
+# sigma/M of its edge wherever u != 0), so neither path loses more than 4 bits.
+FAR = 2.0 ** 4
 
 
 @njit(cache=True)
@@ -489,11 +494,12 @@ def _edge_holds(code, y, z, e, sigma, M, tau, eta):
 @njit(cache=True)
 def _far_step(w, x, indices, start, stop, dense, y, eta, sigma, code, M, out):
     """The exact step at an eta so large that eta sigma dwarfs w and 1/max|x_j| (module
-    docstring of the step; used beyond eta sigma = 2^30 max(|w_j|, 1/M, |y|/M)).
+    docstring of the step; used beyond eta sigma = FAR max(|w_j|, 1/M, |y|/M), FAR = 2^4).
 
     Then s lies within O(1/eta) of an edge e sigma/M of the interval where u = 0 (M =
     max|x_j|, e = +-1), and u_j = S_thr(w_j - eta s x_j) is the difference of numbers near
-    thr = eta sigma: computed as it stands it rounds to 0. With s = e sigma/M + tau/eta
+    thr = eta sigma: computed as it stands it loses log2(thr / scale) bits (every one at
+    eta = 1e300, where it rounded to 0). With s = e sigma/M + tau/eta
     (exact change of variable), w_j - eta s x_j = v_j - xi_j thr + xi_j d_j with
     v_j = w_j - tau x_j, xi_j = e sign(x_j) and d_j = thr (M - |x_j|)/M (M - |x_j| is exact),
     so u_j = min(v_j + d_j, 0) + max(v_j + d_j - 2 thr, 0) for xi_j = +1 (mirrored for -1):
@@ -601,7 +607,7 @@ def _scratch(k):
 @njit(cache=True)
 def _row_far(w, data, indices, start, stop, y, thr):
     """(far, M) for a CSR row: M = max|x_j| and whether thr = eta sigma is beyond
-    2^30 max(|w_j|, 1/M, |y|/M) over the row's coordinates (``_far`` of ``fiol_step``)."""
+    FAR max(|w_j|, 1/M, |y|/M) over the row's coordinates (``_far`` of ``fiol_step``)."""
     Mw = 0.0
     M = 0.0
     for p in range(start, stop):
@@ -609,7 +615,7 @@ def _row_far(w, data, indices, start, stop, y, thr):
         M = max(M, abs(data[p]))
     if M == 0.0:
         return False, M
-    return thr > 2.0 ** 30 * max(Mw, 1.0 / M, abs(y) / M), M
+    return thr > FAR * max(Mw, 1.0 / M, abs(y) / M), M
 
 
 @njit(cache=True)
@@ -765,13 +771,13 @@ def _checked(w, x, y, eta, sigma, loss, method, copy):
 
 
 def _far(eta, sigma, Mw, M, y):
-    """Whether eta sigma is beyond 2^30 max(|w_j|, 1/M, |y|/M), M = max|x_j|: there
-    S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference is of the
-    order of w or z / x, and computed as it stands rounding (eps thr) would leave fewer than
-    22 correct bits (at eta = 1e300 none: the step came out 0); :func:`_far_step` computes it
-    without those subtractions."""
+    """Whether eta sigma is beyond FAR max(|w_j|, 1/M, |y|/M) = 16 scale, M = max|x_j|:
+    there S_thr(w_j - eta s x_j) subtracts numbers near thr = eta sigma whose difference is
+    of the order of w or z / x, and computed as it stands rounding (eps thr) would lose
+    log2(thr / scale) bits (30 at 2^30 scale; at eta = 1e300 all: the step came out 0);
+    :func:`_far_step` computes it without those subtractions."""
     scale = max(Mw, 1.0 / M, abs(y) / M) if M > 0.0 else math.inf
-    return eta * sigma > 2.0 ** 30 * scale
+    return eta * sigma > FAR * scale
 
 
 def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=False):
@@ -816,12 +822,16 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
 
     Notes
     -----
-    Beyond eta sigma = 2**30 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the soft threshold
+    Beyond eta sigma = 16 max(|w_j|, 1/max|x_j|, |y|/max|x_j|) the soft threshold
     S_{eta sigma}(w_j - eta s x_j) would subtract numbers near eta sigma whose difference is
-    of the order of w: there the step is computed in the variable tau = eta (s - e sigma/M),
-    M = max|x_j|, e = +-1, where nothing near eta sigma is subtracted (``_far_step``; both
-    methods), and it tends to argmin l(<u, x>) + sigma ||u||_1 as eta grows. The returned s
-    is then e sigma/M + tau/eta rounded.
+    of the order of w (losing log2 of their ratio in bits): there the step is computed in
+    the variable tau = eta (s - e sigma/M), M = max|x_j|, e = +-1, where nothing near
+    eta sigma is subtracted (``_far_step``; both methods), and it tends to
+    argmin l(<u, x>) + sigma ||u||_1 as eta grows. The returned s is then
+    e sigma/M + tau/eta rounded (into the range of the loss's derivative). An x whose
+    largest entry lies outside [2^-32, 2^32] is first rescaled by a power of two (exact).
+    Either way the step agrees with a high-precision reference to about
+    1e-14 max(|w_j|, |u_j|) at any eta (tests/test_fiol.py).
 
     Examples
     --------
@@ -836,14 +846,40 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     w, x, y, eta, sigma, code, mc, Mw, Mx, z = _checked(w, x, y, eta, sigma, loss, method,
                                                         False)
     n = x.shape[0]
+    p = _binade(Mx, eta, sigma)
+    if p:  # x far from 1: the same step on x 2^-p, w 2^p, eta 4^p, sigma 2^-p (exact)
+        w, x, Mw, Mx = np.ldexp(w, p), np.ldexp(x, -p), math.ldexp(Mw, p), math.ldexp(Mx, -p)
+        eta, sigma = math.ldexp(eta, 2 * p), math.ldexp(sigma, -p)
     out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
     if _far(eta, sigma, Mw, Mx, y):
         s0, tau = _far_step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, Mx, out)
-        s = s0 + tau / eta
+        smin, smax = s_range(code, y)
+        s = min(max(s0 + tau / eta, smin), smax)  # rounded into the range of dl
     else:
         s = _step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, mc, *_scratch(n),
                   pivot_state(seed), out, z)
+    if p:
+        out = np.ldexp(out, -p, out=out)
     return (out, s) if return_s else out
+
+
+def _binade(M, eta, sigma):
+    """The power p of two by which :func:`fiol_step` rescales an x whose largest entry M
+    lies outside [2^-32, 2^32] (0: none). The step is invariant under x -> x 2^-p,
+    w -> w 2^p, eta -> eta 4^p, sigma -> sigma 2^-p, u -> u 2^p (with the same s, <u, x>
+    and eta sigma / scale): every term of the objective keeps its value. At x near 1e200 and
+    eta near 1e-200 the products eta s x_j of the unscaled step formed eta s first, which
+    underflowed (s is of the order of 1/(eta M^2)): the step came out wrong by orders of
+    magnitude. p = 0 where eta 4^p or a positive sigma 2^-p would fall below 2^-1000 (then
+    eta x_j^2 or sigma is negligible and the unscaled step is accurate) or overflow."""
+    if 2.0 ** -32 <= M <= 2.0 ** 32 or M == 0.0:
+        return 0
+    p = math.frexp(M)[1]  # M 2^-p in [1/2, 1)
+    e2 = math.ldexp(eta, 2 * p)
+    s2 = math.ldexp(sigma, -p)
+    if not (2.0 ** -1000 < e2 < math.inf and (sigma == 0.0 or 2.0 ** -1000 < s2 < math.inf)):
+        return 0
+    return p
 
 
 def breakpoints(w, x, *, eta, sigma):
@@ -969,9 +1005,9 @@ def fiol(X, y, *, sigma, eta=None, epochs, loss, method="partition", schedule=No
 
     def own(p):  # the step's scratch (2 entries per non-zero of the longest row), pivots,
         # and whether a step can reach the far regime of fiol_step (eta sigma beyond
-        # 2^30 / max|x_j| needs eta sigma beyond 2^30 / R: checked per row only then)
+        # FAR / max|x_j| needs eta sigma beyond FAR / R: checked per row only then)
         width = int(np.max(np.diff(p.rows.indptr))) if p.m else 0
-        far = p.R > 0.0 and p.sigma * float(p.eta) > 2.0 ** 30 / p.R
+        far = p.R > 0.0 and p.sigma * float(p.eta) > FAR / p.R
         return (mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed),
                 far)
 

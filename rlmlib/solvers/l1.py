@@ -182,6 +182,12 @@ def conjugate(code, s, y):
 
 
 @njit(cache=True)
+def _softplus(v):
+    """log(1 + e^v) without overflow."""
+    return v + math.log1p(math.exp(-v)) if v > 0.0 else math.log1p(math.exp(v))
+
+
+@njit(cache=True)
 def _logistic_tau(u, c):
     """tau in (0, 1) with tau = 1/(1 + e^(u + c tau)) (c > 0): safeguarded Newton."""
     # f(tau) = tau - q(tau), q = 1/(1+e^(u+c tau)) decreasing, so f is increasing; root in
@@ -192,6 +198,14 @@ def _logistic_tau(u, c):
     else:
         hi = 1.0 / (1.0 + math.exp(u))
     lo = 0.0
+    L = math.log(c) - u
+    if L > 30.0:
+        # a root far below q(0) (c large): halving (0, q(0)] would not reach it in 300
+        # steps. With v = u + c tau >= u, e^-v / (1 + e^-u) <= q(v) <= e^-v, so tau lies
+        # between the roots of tau = e^-(u + c tau) k for k = 1/(1 + e^-u) and k = 1,
+        # c tau = W(c e^-u k) (Lambert W, in the log of its argument)
+        hi = min(hi, _lambert_w_log(L) / c)
+        lo = max(lo, _lambert_w_log(L - _softplus(-u)) / c)
     tau = hi  # f(hi) >= 0
     dx_old = hi - lo
     for _ in range(300):
