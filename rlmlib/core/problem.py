@@ -145,6 +145,7 @@ class Problem:
         self.inner = None  # stage mode (set_stages): steps per stage
         self._stats = None
         self._zmax = None
+        self._F0 = None
 
     # ------------------------------------------------------------------ data scale
     @property
@@ -161,9 +162,13 @@ class Problem:
 
     @property
     def F0(self):
-        """F(0) = the mean loss at w = 0 (O(m), no pass over X)."""
-        z = np.zeros(self.m)
-        return float(np.mean(loss_values(self.code, z, self.y, np.empty_like(z))))
+        """F(0) = the mean loss at w = 0, computed once (no pass over X; O(1) for a margin
+        loss, see ``core.objective.mean_loss_at_zero``)."""
+        if self._F0 is None:
+            from .objective import mean_loss_at_zero
+
+            self._F0 = float(mean_loss_at_zero(self.code, self.y))
+        return self._F0
 
     def minimizer_bound(self):
         """(W, why) with W = sqrt(2 (p-1) F(0) / sigma) >= ||w*||_2 (sigma r(w*) <= F(w*) <=
