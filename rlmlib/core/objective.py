@@ -302,6 +302,18 @@ def mean_loss_at_zero(code, y):
     every partial sum k c (k <= m) is a double, so numpy's sum is exactly m c and the mean
     exactly c. Otherwise (logistic: c = log 2; regression losses) one O(m) pass.
 
+    Parameters
+    ----------
+    code : int
+        Loss code, from :func:`rlmlib.loss_code`.
+    y : numpy.ndarray of float64, shape (m,)
+        Finite labels (-1/+1) or targets.
+
+    Returns
+    -------
+    float
+        (1/m) sum_i loss(0, y_i), bit for bit the value of the O(m) pass.
+
     Examples
     --------
     >>> import numpy as np

@@ -47,7 +47,8 @@ def svmsgd2_steps(data, indices, indptr, y, w, state, order, start, stop, t_firs
 def _svmsgd2_loop(args, dense, look_ahead):
     """The loop of :func:`svmsgd2_steps` on its arguments ``args``, inlined with constant
     ``dense`` and ``look_ahead``."""
-    data, indices, indptr, y, w, state, order, start, stop, t_first, sigma, t0, skip, code = args
+    (data, indices, indptr, y, w, state, order, start, stop, t_first, sigma, t0, skip,
+     code) = args
     count = state[0]
     t = t_first
     for k in range(start, stop):
