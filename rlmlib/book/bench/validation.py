@@ -9,8 +9,8 @@ alternately with it, median over repetitions of the per-repetition ratio:
 
 - ``check_X_y(X, y)``: the validation pass alone (structure, finiteness, row norms, labels);
 - ``rlmlib.sgd(X, y, sigma=1e-4, epochs=1, order="cyclic")``: the whole call, its steps
-  alone (``res.trace.seconds[-1]``) and the rest (whole call - steps - the validation pass
-  of the same repetition: argument checks, F(0), the order, the end checks, the Result);
+  alone (``res.trace.seconds[-1]``) and the rest (the medians' whole call - steps -
+  validation pass: argument checks, F(0), the order, the end checks, the Result);
 - ``rlmlib.svmsgd2(X, y, sigma=1e-4, epochs=1, t0=1e4, order="cyclic")``: the same.
 
 The machine these were written on is shared (2 cores, several engineers): ratios within one
@@ -26,10 +26,10 @@ SIGMA = 1e-4
 
 def measure(X, y, reps=9, clock=time.perf_counter):
     """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps, rest), 'svmsgd2':
-    (whole, steps, rest), 'spmv_seconds': s, 'reps': reps}, timed by ``clock`` (``time.thread_time``, the
-    CPU time of this thread, is less disturbed by other processes than the wall clock; the
-    steps' own time is ``res.trace.seconds``, wall clock, so their ratio is reported only
-    with the wall clock)."""
+    (whole, steps, rest), 'spmv_seconds': s, 'reps': reps}, timed by ``clock``
+    (``time.thread_time``, the CPU time of this thread, is less disturbed by other processes
+    than the wall clock; the steps' own time is ``res.trace.seconds``, wall clock, so their
+    ratio and the rest are reported only with the wall clock)."""
 
     def _timed(f):
         t = clock()
@@ -51,7 +51,6 @@ def measure(X, y, reps=9, clock=time.perf_counter):
         f()
     ratio = {k: [] for k in calls}
     steps = {k: [] for k in calls}
-    rest = {k: [] for k in calls}
     spmv = []
     for _ in range(reps):
         for k, f in calls.items():
@@ -63,15 +62,14 @@ def measure(X, y, reps=9, clock=time.perf_counter):
             ratio[k].append(sec / s)
             if k != "check" and clock is time.perf_counter:
                 steps[k].append(out.trace.seconds[-1] / s)
-                # neither steps nor validation: the rest of the call (this repetition's check)
-                rest[k].append(ratio[k][-1] - steps[k][-1] - ratio["check"][-1])
     out = {"check": float(np.median(ratio["check"])), "reps": reps,
            "spmv_seconds": float(np.median(spmv)), "m": X.shape[0], "n": X.shape[1],
            "nnz": int(X.nnz)}
     for k in ("sgd", "svmsgd2"):
-        out[k] = (float(np.median(ratio[k])),
-                  float(np.median(steps[k])) if steps[k] else float("nan"),
-                  float(np.median(rest[k])) if rest[k] else float("nan"))
+        whole = float(np.median(ratio[k]))
+        steps_k = float(np.median(steps[k])) if steps[k] else float("nan")
+        # neither the steps nor the validation pass (medians; noisy on a loaded machine)
+        out[k] = (whole, steps_k, whole - steps_k - out["check"])
     out["clock"] = "wall clock" if clock is time.perf_counter else "thread CPU time"
     return out
 
