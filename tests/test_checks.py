@@ -473,3 +473,78 @@ def test_rows_of_subnormal_entries_have_their_norm_not_inf(sparse):
     stats = as_rows(X).stats
     assert stats.max_norm == pytest.approx(np.sqrt(5.0) * 1e-309, rel=1e-15)
     assert stats.tiny == 3e-310
+
+
+@pytest.mark.parametrize("loss", sorted(rlmlib.LOSSES))
+def test_mean_loss_at_zero_is_the_pass_bit_for_bit(loss):
+    """F(0) without a pass (a margin loss's value at 0 when the mean of m copies is exact)
+    is the very float the O(m) pass gives, for labels and for regression targets."""
+    from rlmlib.core.losses import loss_code, loss_values
+    from rlmlib.core.objective import _mean, mean_loss_at_zero
+
+    code = loss_code(loss)
+    rng = np.random.default_rng(1)
+    for m in (1, 2, 3, 7, 1000, 200_001):
+        y = (np.where(rng.random(m) < 0.3, 1.0, -1.0)
+             if rlmlib.LOSSES[loss]["task"] == "binary" else rng.standard_normal(m) * 5)
+        z = np.zeros(m)
+        want = _mean(loss_values(code, z, y, np.empty(m)))
+        got = mean_loss_at_zero(code, y)
+        assert got == want and type(got) is float, (loss, m, got, want)
+
+
+def test_labels_already_plus_minus_one_are_used_as_given():
+    """float64 labels that are already -1/+1 need no mapped copy; any other labels are
+    mapped (a new array), and the two give the same values."""
+    from rlmlib.core.rows import check_y
+
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    yf, classes = check_y(y)
+    assert yf is y and classes.tolist() == [-1.0, 1.0]
+    for other in (y.astype(np.int64), np.array([1.0, 0.0, 0.0, 1.0]), y[::-1][::-1].copy()):
+        yo, _ = check_y(other)
+        assert np.array_equal(yo, y)
+    frozen = y.copy()
+    frozen.flags.writeable = False  # a read-only y is mapped (kernels get writeable arrays)
+    yo, _ = check_y(frozen)
+    assert yo is not frozen and np.array_equal(yo, y)
+    single = np.array([1.0, 1.0])  # one class, or a third value: refused as before
+    with pytest.raises(ValueError, match="single class"):
+        check_y(single)
+    with pytest.raises(ValueError, match="exactly two classes"):
+        check_y(np.array([1.0, -1.0, 0.5]))
+
+
+def test_storage_order_is_one_kept_arange():
+    from rlmlib.core.order import ExampleStream, storage_order
+
+    a = storage_order(10)
+    assert a.dtype == np.uint64 and a.tolist() == list(range(10))
+    b = storage_order(1000)
+    assert b.tolist() == list(range(1000)) and storage_order(10).tolist() == list(range(10))
+    assert np.shares_memory(storage_order(5), storage_order(7))
+    s = ExampleStream(6, "cyclic", 0)
+    assert s.take(4).tolist() == [0, 1, 2, 3] and s.take(4).tolist() == [4, 5, 0, 1]
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "hinge", "logistic"])
+def test_svmsgd2_loop_copies_agree(loss):
+    """The loop compiled per (dense, look_ahead) pair: compact dense rows and their CSR
+    form, with and without the look-ahead, take the same steps to the bit."""
+    from rlmlib.core.losses import loss_code
+    from rlmlib.solvers.svmsgd2 import svmsgd2_steps
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((60, 7))
+    y = np.where(rng.random(60) < 0.5, 1.0, -1.0)
+    order = rng.permutation(60).astype(np.uint64)
+    out = []
+    for rows in (as_rows(X, compact_dense=True), as_rows(X)):
+        for look in (True, False):
+            w = np.zeros(7)
+            state = np.array([3.0])
+            svmsgd2_steps(rows.data, rows.indices.view(np.uint32),
+                          rows.indptr.view(np.uint64), y, w, state, order, 0, 60, 0, 0.1,
+                          10.0, 3, loss_code(loss), rows.indices.shape[0] == 7, look)
+            out.append(w)
+    assert all(np.array_equal(out[0], w) for w in out[1:]) and np.abs(out[0]).max() > 0

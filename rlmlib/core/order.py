@@ -28,6 +28,19 @@ def check_order(order, allowed=ORDERS[:3]):
     return check_choice("order", order, allowed)
 
 
+_STORAGE = np.arange(0, dtype=np.uint64)
+
+
+def storage_order(m):
+    """0, 1, ..., m-1 as uint64: a view of one array kept for the largest m asked so far
+    (8 bytes per example), so that a cyclic run does not fill a fresh one each call. Only
+    read (the kernels never write their ``order``)."""
+    global _STORAGE
+    if _STORAGE.shape[0] < m:
+        _STORAGE = np.arange(m, dtype=np.uint64)
+    return _STORAGE[:m]
+
+
 class ExampleStream:
     """Example indices for consecutive steps, drawn from ``default_rng(seed)``.
 
@@ -55,7 +68,7 @@ class ExampleStream:
             self.buf = self._once
         else:  # cyclic
             if self._once is None:
-                self._once = np.arange(m, dtype=np.uint64)
+                self._once = storage_order(m)
             self.buf = self._once
         self.pos = 0
 

@@ -526,6 +526,9 @@ def check_y(y, m=None, task="binary", name="y"):
     if yv.dtype.kind == "c":
         raise TypeError(f"{name} must hold real labels, got complex values of dtype "
                         f"{yv.dtype}: pass the real part explicitly")
+    if (yv.dtype == np.float64 and type(yv) is np.ndarray and yv.flags.c_contiguous
+            and yv.flags.writeable and _plus_minus_one(yv)):
+        return yv, np.array([-1.0, 1.0])  # already the kernels' labels: no copy (as X)
     if yv.dtype.kind in "iuf" and yv.dtype.itemsize in (4, 8):  # one numba pass, usual case
         yf = np.empty(yv.shape[0])
         lo, hi, ok = _two_labels(yv, yf)
@@ -558,6 +561,21 @@ def check_y(y, m=None, task="binary", name="y"):
         )
     yf = np.where(yv == classes[1], 1.0, -1.0)
     return yf, classes
+
+
+@njit(cache=True)
+def _plus_minus_one(yv):
+    """Whether every label is -1.0 or +1.0 and both occur: one read-only pass (branch-free:
+    vectorizes), so float64 labels that are already -1/+1 need no mapped copy."""
+    neg = False
+    pos = False
+    ok = True
+    for i in range(yv.shape[0]):
+        v = yv[i]
+        neg |= v == -1.0
+        pos |= v == 1.0
+        ok &= (v == -1.0) | (v == 1.0)
+    return ok and neg and pos
 
 
 @njit(cache=True)
