@@ -40,6 +40,41 @@ def test_dask_run_lost_names_the_grid_point_and_the_cause():
     assert parallel._lost_run(ValueError("sigma must be ..."), point, "pgs") is None
 
 
+def test_dask_worker_dying_in_one_run_is_blamed_on_that_run(tmp_path):
+    """A run that kills its worker (os._exit at sigma=0.5) on the embedded cluster: the
+    sweep's error names sigma=0.5 as the likely crash, not the run (sigma=0.1) that was
+    merely lost with the dying workers' data and happened to come back first (audit of
+    issue 19: the message said 'the run solver(X, y, sigma=0.1) was cancelled by Dask
+    (reason: Dask gave none)')."""
+    script = tmp_path / "dying_worker.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        import numpy as np, rlmlib
+        from rlmlib.book import parallel
+
+        def solver(X, y, *, sigma):
+            if sigma == 0.5:
+                os._exit(3)
+            return rlmlib.sgd(X, y, sigma=sigma, epochs=1)
+
+        if __name__ == "__main__":
+            X = np.random.default_rng(0).standard_normal((20, 3))
+            y = np.where(X[:, 0] > 0, 1.0, -1.0)
+            try:
+                parallel.sweep(solver, X, y, grid={"sigma": [0.1, 0.5]}, progress=False)
+            except RuntimeError as e:
+                print("@@", e)
+            parallel.close()
+    """))
+    env = {k: v for k, v in __import__("os").environ.items() if k != parallel.ENV}
+    env["PYTHONPATH"] = str(REPO)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=300, env=env, cwd=tmp_path)
+    msg = next(ln for ln in p.stdout.splitlines() if ln.startswith("@@"))
+    assert "most likely a crash inside the run solver(X, y, sigma=0.5)" in msg, msg
+    assert "solver(X, y, **fixed, sigma=0.5) in this process" in msg, msg
+
+
 def _script(tmp_path, body):
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(body))

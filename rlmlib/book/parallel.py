@@ -371,30 +371,77 @@ def _with_point(exc, point):
     return exc
 
 
-def _lost_run(exc, point, name):
+def _died_running(dask_scheduler=None, keys=()):
+    """On the scheduler: how many times a worker died (was removed unexpectedly) while it
+    was running each of ``keys``, read from the scheduler's 'remove-worker' events (the
+    client cannot fetch those events itself: they hold unpicklable worker states)."""
+    keys, count = set(keys), {}
+    for _, ev in dask_scheduler.get_events("all"):
+        if isinstance(ev, dict) and ev.get("action") == "remove-worker" and \
+                not ev.get("expected"):
+            for k in ev.get("processing-tasks", ()):
+                if k in keys:
+                    count[k] = count.get(k, 0) + 1
+    return count
+
+
+def _culprits(client, futures, points):
+    """[(grid point, deaths)] of the runs a worker died while running, in grid order ([]
+    when the scheduler cannot tell)."""
+    try:
+        died = client.run_on_scheduler(_died_running, keys=[f.key for f in futures])
+    except Exception:  # noqa: BLE001 - a diagnosis only; the lost run is reported anyway
+        return []
+    return [(points[i], died[f.key]) for i, f in enumerate(futures) if f.key in died]
+
+
+def _lost_run(exc, point, name, culprits=()):
     """A RuntimeError naming the grid point and the cause when Dask, not the solver, failed
-    the run (its worker died, or the task was cancelled); None for the solver's own errors."""
+    the run (its worker died, or the task was cancelled); None for the solver's own errors.
+    ``culprits`` ([(point, deaths)], or a function returning them, asked only for a lost
+    run: :func:`_culprits`) are the runs during which a
+    worker died: the message names them, the likely cause, rather than the first run that
+    happened to be lost with them."""
     from dask.distributed import CancelledError
     from distributed.scheduler import KilledWorker
 
+    def call(p):
+        return f"{name}(X, y, " + ", ".join(f"{k}={v!r}" for k, v in p.items()) + ")"
+
     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+    if not isinstance(exc, (KilledWorker, CancelledError)):
+        return None
+    if callable(culprits):
+        culprits = culprits()
+    crash = ("(a crash inside the run: out of memory, a segmentation fault, os._exit, or "
+             "the process was killed)")
+    if culprits:   # most deaths first: the run that crashes its worker; the others were
+        culprits = sorted(culprits, key=lambda c: -c[1])   # queued on the same worker
+        runs = ", ".join(f"{call(p)} {n} time{'s' if n > 1 else ''}" for p, n in culprits)
+        again = culprits[0][0]
+        also = "" if any(p == point for p, _ in culprits) else (
+            f"; the run {call(point)} was lost with them (a dying worker takes the results "
+            f"and the scattered data it holds)")
+        return RuntimeError(
+            f"sweep: worker processes died while they held these runs (running or queued, "
+            f"the most deaths first): {runs}: most likely a crash inside the run "
+            f"{call(again)} (out of memory, a segmentation fault, os._exit, or the process "
+            f"was killed){also}. Run {name}(X, y, **fixed, "
+            + ", ".join(f"{k}={v!r}" for k, v in again.items())
+            + ") in this process to see the error")
     if isinstance(exc, KilledWorker):
         tries = getattr(exc, "allowed_failures", None)
         return RuntimeError(
-            f"sweep: the run {name}(X, y, {where}) never finished: the worker process "
-            f"running it died{'' if tries is None else f' {tries + 1} times'} (a crash "
-            f"inside the run: out of memory, a segmentation fault, os._exit, or the "
-            f"process was killed). Run {name}(X, y, **fixed, {where}) in this process "
-            f"to see the error")
-    if isinstance(exc, CancelledError):
-        reason = getattr(exc, "reason", None)
-        reason = "Dask gave none" if reason in (None, "unknown") else reason
-        return RuntimeError(
-            f"sweep: the run {name}(X, y, {where}) was cancelled by Dask (reason: "
-            f"{reason}): its worker died or left the cluster together with "
-            f"every copy of the scattered data, or the client or scheduler shut down "
-            f"during the sweep; check the cluster's workers and run the sweep again")
-    return None
+            f"sweep: the run {call(point)} never finished: the worker process "
+            f"running it died{'' if tries is None else f' {tries + 1} times'} {crash}. "
+            f"Run {name}(X, y, **fixed, {where}) in this process to see the error")
+    reason = getattr(exc, "reason", None)
+    reason = "Dask gave none" if reason in (None, "unknown") else reason
+    return RuntimeError(
+        f"sweep: the run {call(point)} was cancelled by Dask (reason: "
+        f"{reason}): its worker died or left the cluster together with "
+        f"every copy of the scattered data, or the client or scheduler shut down "
+        f"during the sweep; check the cluster's workers and run the sweep again")
 
 
 #: what :func:`sweep` says when a script's worker processes would run the script again
@@ -524,7 +571,8 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
                 try:
                     out[i] = fut.result()
                 except Exception as e:
-                    lost = _lost_run(e, points[i], name)
+                    lost = _lost_run(e, points[i], name,
+                                     lambda: _culprits(client, futures, points))
                     if lost is not None:
                         raise lost from e
                     raise _with_point(e, points[i]) from None
