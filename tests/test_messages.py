@@ -227,3 +227,22 @@ def test_a_subnormal_offset_is_refused_naming_it(solver, arg):
     with pytest.raises(ValueError, match=rf"{solver}: {arg}=5e-324 is too small for "
                                          rf"sigma=0\.01: 1/\(sigma \* {arg}\) overflows"):
         rlmlib.SOLVERS[solver](X, y, sigma=1e-2, epochs=2, **{arg: 5e-324})
+
+
+def test_classifier_refuses_complex_X_by_name():
+    """RLMClassifier.fit / predict on complex X: a ValueError naming X and its dtype
+    (scikit-learn said 'Complex data not supported' followed by the whole array; audit of
+    issue 19). A ValueError, not the solvers' TypeError: scikit-learn's estimator checks
+    require one."""
+    import scipy.sparse as sp
+
+    X, y = data()
+    clf = rlmlib.RLMClassifier(solver="sgd", sigma=0.1, epochs=1)
+    for A in (X.astype(complex), sp.csr_matrix(X.astype(complex)), X.astype(complex).tolist()):
+        with pytest.raises(ValueError, match=r"^X must hold real numbers, got complex values "
+                                             r"of dtype complex128 \(Complex data not "):
+            clf.fit(A, y)
+    clf.fit(X, y)
+    with pytest.raises(ValueError, match="^X must hold real numbers"):
+        clf.predict(X.astype(complex))
+    assert clf.score(X, y) > 0.8
