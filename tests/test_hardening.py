@@ -252,6 +252,22 @@ def test_rows_near_overflow_are_rejected_by_every_solver(data, solver, scale):
         assert res.objective <= objective(Xb, y, np.zeros(5), sigma=1e-4, loss="logistic")
 
 
+@pytest.mark.parametrize("solver", ["sag", "svrg", "saga", "sdca"])
+def test_rows_whose_curvature_overflows_never_leave_w_at_zero_in_silence(data, solver):
+    # audit of issue 19: on X * 1e200 the curvature L_max ~ ||x||^2 overflowed, the step
+    # 1/L_max (or SDCA's dual step) was 0, and these four returned w = 0, F = F(0) with no
+    # word (F* ~ 0 there); test_rows_near_overflow_... let it pass since F <= F(0). Now
+    # refused before any step; rows of norm ~1e140 (L_max ~ 1e281) still run and move.
+    X, y = data
+    with pytest.raises(ValueError, match=rf"^X is too large for {solver}\b.*(L_max|max\|\|x_i"
+                                         rf"\|\|\^2).* (=|can reach) inf, beyond 2\*\*960"),\
+            no_steps():
+        call(solver, X * 1e200, y)
+    res = call(solver, X * 1e140, y)
+    assert np.all(np.isfinite(res.w)) and np.any(res.w != 0)
+    assert res.objective < res.trace.objective[0]
+
+
 @pytest.mark.parametrize("solver", rlmlib.SOLVERS)
 def test_step_counts_beyond_2_to_the_53_are_rejected_before_any_step(data, solver):
     # issue 18: epochs = 2**53 // 60 + 1 on 60 rows ran for minutes in svmsgd2/sgdqn/olbfgs
