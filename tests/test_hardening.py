@@ -611,3 +611,14 @@ def test_a_subnormal_step_parameter_is_refused_or_run_never_a_zero_division(data
             assert np.all(np.isfinite(res.w))
     except (ValueError, FloatingPointError):
         pass
+
+
+def test_lbfgs_on_tiny_rows_warns_nothing_and_converges(data):
+    # audit of issue 19: rows of norm ~1e-200 (the variable scaling v = c w, c = 2^-660)
+    # printed numpy's "RuntimeWarning: overflow encountered in divide" from inside lbfgs
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = lbfgs(X * 1e-200, y, sigma=0.1, loss="logistic")
+    assert res.info["converged"]
+    assert res.objective <= objective(X * 1e-200, y, np.zeros(5), sigma=0.1, loss="logistic")
