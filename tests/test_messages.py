@@ -246,3 +246,16 @@ def test_classifier_refuses_complex_X_by_name():
     with pytest.raises(ValueError, match="^X must hold real numbers"):
         clf.predict(X.astype(complex))
     assert clf.score(X, y) > 0.8
+
+
+def test_numerical_rank_names_the_bad_eigenvalue():
+    # audit of issue 19: the message said "eigenvalues must be finite and >= 0" without the
+    # value or where it is
+    from rlmlib.precond.preconditioner import numerical_rank
+
+    with pytest.raises(ValueError, match=r"^eigenvalues must be finite and >= 0, got "
+                                         r"eigenvalues\[1\] = -1\.0$"):
+        numerical_rank([1.0, -1.0], 1.0)
+    with pytest.raises(ValueError, match=r"got eigenvalues\[0\] = nan \(2 such values\)$"):
+        numerical_rank([np.nan, 2.0, np.inf], 1.0)
+    assert numerical_rank([1e308, 0.0], 1.0) == 1.0

@@ -603,8 +603,11 @@ def numerical_rank(eigenvalues, ratio):
     ratio = check_positive("ratio", ratio)
     if c.ndim != 1:
         raise ValueError(f"eigenvalues must be a 1-D array, got shape {c.shape}")
-    if (c < 0).any() or not np.isfinite(c).all():
-        raise ValueError("eigenvalues must be finite and >= 0")
+    bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0)))
+    if bad.size:
+        more = f" ({bad.size} such values)" if bad.size > 1 else ""
+        raise ValueError(f"eigenvalues must be finite and >= 0, got eigenvalues[{bad[0]}] = "
+                         f"{float(c[bad[0]])!r}{more}")
     return _gamma(c, ratio)
 
 
