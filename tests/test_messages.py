@@ -259,3 +259,16 @@ def test_numerical_rank_names_the_bad_eigenvalue():
     with pytest.raises(ValueError, match=r"got eigenvalues\[0\] = nan \(2 such values\)$"):
         numerical_rank([np.nan, 2.0, np.inf], 1.0)
     assert numerical_rank([1e308, 0.0], 1.0) == 1.0
+
+
+def test_gram_overflow_is_reported_by_the_function_the_user_called():
+    # audit of issue 19: condition_numbers and incoherence on X * 1e200 said "X is too large
+    # for precondition", a function the user had not called
+    from rlmlib.precond.preconditioner import incoherence
+
+    X, _ = data()
+    for f, kw in ((rlmlib.precondition, {}), (rlmlib.condition_numbers, dict(loss="logistic")),
+                  (incoherence, {})):
+        with pytest.raises(ValueError, match=rf"^X is too large for {f.__name__}: max "
+                                             rf"\|\|x_i\|\| = \d.\d+e\+200"):
+            f(X * 1e200, sigma=0.1, beta=0.25, **kw)

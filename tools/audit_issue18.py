@@ -188,8 +188,12 @@ def audit_pages():
 # ------------------------------------------------------------------ 6: DESIGN.md
 def audit_design():
     text = (ROOT / "DESIGN.md").read_text()
-    for heading in ("## The library in five minutes", "### Adding a solver", "## The one driver"):
+    for heading in ("## The library in five minutes", "### Adding a solver",
+                    "**The one driver"):
         print(f"{heading!r}: {'present' if heading.lower() in text.lower() else 'MISSING'}")
+    i = text.find("## The library in five minutes")
+    five = text[i:text.find("\n## ", i + 1)]
+    print(f"  'The library in five minutes': {len(five.split())} words")
     i = text.lower().find("### adding a solver")
     sec = text[i:text.find("\n## ", i + 1)] if i >= 0 else ""
     for what, pat in (("the file", r"rlmlib/solvers/<name>\.py"),
@@ -227,15 +231,20 @@ INPUTS = [
     ("sigma=nan", lambda: dict(sigma=float("nan"))),
     ("sigma=0", lambda: dict(sigma=0.0)),
     ("sigma=np.float32", lambda: dict(sigma=np.float32(0.1))),
+    ("sigma=True", lambda: dict(sigma=True)),
+    ("sigma='0.1'", lambda: dict(sigma="0.1")),
     ("X has nan", lambda: dict(X=np.where(np.arange(300).reshape(60, 5) == 7, np.nan, X))),
     ("X has inf", lambda: dict(X=np.where(np.arange(300).reshape(60, 5) == 7, np.inf, X))),
     ("X*1e200", lambda: dict(X=X * 1e200)),
     ("X*1e-200", lambda: dict(X=X * 1e-200)),
+    ("X subnormal entry", lambda: dict(X=np.where(np.arange(300).reshape(60, 5) == 7, 1e-310,
+                                                  X))),
+    ("y has nan", lambda: dict(y=np.where(np.arange(60) == 3, np.nan, y))),
     ("y one class", lambda: dict(y=np.ones(60))),
     ("y three classes", lambda: dict(y=np.arange(60) % 3 - 1.0)),
     ("y strings", lambda: dict(y=np.where(y > 0, "a", "b"))),
     ("epochs=0", lambda: with_steps(0)),
-    ("epochs=2**53", lambda: with_steps(2 ** 53)),
+    ("steps > 2**53", lambda: with_steps(2 ** 53 if steps == "epochs" else 2 ** 53 + 1)),
     ("epochs=2.5", lambda: with_steps(2.5)),
     ("complex X", lambda: dict(X=X.astype(complex))),
     ("empty X (0 rows)", lambda: dict(X=X[:0], y=y[:0])),

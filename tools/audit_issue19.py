@@ -384,6 +384,23 @@ def report():
 probe("every check_* with a raising student function", report)
 '''
 
+# beyond the issue's list: legal hyperparameters at the other extreme (a run that does not
+# move) and a few the list does not name; item 2 asks for a word when the objective explodes
+CASES["beyond-the-list"] = r'''
+probe("sgd(t0=1e-3) squared_hinge", lambda: rlmlib.sgd(X, y, sigma=1e-2, epochs=5,
+                                                       loss="squared_hinge", t0=1e-3))
+probe("saga(step=1e3)", lambda: rlmlib.saga(X, y, sigma=1e-2, epochs=5, step=1e3))
+probe("olbfgs(eta0=1e3)", lambda: rlmlib.olbfgs(X, y, sigma=1e-2, epochs=5, eta0=1e3))
+probe("isgd(eta=1e3) squared", lambda: rlmlib.isgd(X, yr, sigma=1e-2, eta=1e3, epochs=5,
+                                                   loss="squared"))
+probe("svmsgd2(t0=1e300): does w move?", lambda: rlmlib.svmsgd2(X, y, sigma=1e-2, epochs=5,
+                                                                 t0=1e300))
+probe("sag(step=1e-300): does w move?", lambda: rlmlib.sag(X, y, sigma=1e-2, epochs=5,
+                                                           loss="logistic", step=1e-300))
+probe("isgd on X*1e-100 (l1 optimum w = 0)", lambda: rlmlib.isgd(
+    X * 1e-100, y, sigma=0.1, eta=0.1, epochs=2, loss="logistic"))
+'''
+
 
 def run_case(name, body):
     path = os.pathsep.join([str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "")
