@@ -108,6 +108,43 @@ def test_missing_main_guard_is_explained_in_one_paragraph_before_any_worker(tmp_
     assert ok.returncode == 0 and "guarded: ok" in ok.stdout, ok.stderr
 
 
+def test_main_guard_elsewhere_in_the_script_does_not_hide_an_unguarded_sweep(tmp_path):
+    """Audit of issue 19: a script with an `if __name__ == "__main__":` block that calls
+    sweep outside it (at module level, or through a function called at module level) passed
+    the source check, and printed 290 lines and 8 tracebacks ending in 'Nanny failed to
+    start'; the check now asks whether the script's executing top-level line is guarded."""
+    for body in ("""
+        import numpy as np, rlmlib
+        from rlmlib.book.parallel import sweep
+        X = np.eye(4); y = np.array([1.0, -1, 1, -1])
+        sweep(rlmlib.sgd, X, y, grid={"seed": [0, 1]}, fixed={"sigma": 0.1, "epochs": 1},
+              progress=False)
+        if __name__ == "__main__":
+            print("done")
+        """, """
+        from rlmlib.book import parallel
+        def main():
+            parallel._check_main_guard()
+        main()
+        if "__main__" == __name__:
+            pass
+        """):
+        out = _script(tmp_path, body)
+        assert out.returncode != 0
+        assert "RuntimeError: sweep: this script calls" in out.stderr, out.stderr[-2000:]
+        assert "Nanny" not in out.stderr.replace("'Nanny failed to start'", "")
+        assert len(out.stderr.splitlines()) < 15
+    ok = _script(tmp_path, """
+        from rlmlib.book import parallel
+        def main():
+            parallel._check_main_guard()
+            print("guarded: ok")
+        if "__main__" == __name__:
+            main()
+        """)
+    assert ok.returncode == 0 and "guarded: ok" in ok.stdout, ok.stderr
+
+
 @pytest.mark.parametrize("name", ["svmsgd2", "sgdqn", "olbfgs"])
 def test_epochs_beyond_the_step_range_names_epochs(name):
     X, y = data()

@@ -455,16 +455,48 @@ MAIN_GUARD = (
     "running cluster. Notebooks need no guard.")
 
 
+def _is_main_test(node):
+    """Whether an ``if`` test is ``__name__ == "__main__"`` (either way round)."""
+    import ast
+
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Eq)):
+        return False
+    sides = [node.left, node.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+        isinstance(a, ast.Constant) and a.value == "__main__" for a in sides)
+
+
+def _guarded(source, line):
+    """Whether line ``line`` of a script lies inside a top-level ``if __name__ ==
+    "__main__":`` block (None when the source does not parse or no statement holds it)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for stmt in tree.body:
+        if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            return isinstance(stmt, ast.If) and _is_main_test(stmt.test) and \
+                any(b.lineno <= line <= (b.end_lineno or b.lineno) for b in stmt.body)
+    return None
+
+
 def _check_main_guard():
-    """RuntimeError(MAIN_GUARD) inside a spawned child that is importing the main script,
-    or, in the parent, when the main module is a script file whose source has no
-    ``__name__ == "__main__"`` test (before any process is started)."""
+    """RuntimeError(MAIN_GUARD), before any process is started, when the main module is a
+    script file whose top-level code calling this (the line of the script's module frame on
+    the stack) is not inside an ``if __name__ == "__main__":`` block: spawned workers would
+    run that line again. Without such a frame (a sweep from a thread, a callback), a script
+    whose source has no ``__name__ == "__main__"`` test at all is refused. Also raised in a
+    spawned child that is importing the main script (``__mp_main__``)."""
     import multiprocessing
     import re
 
     main = sys.modules.get("__main__")
-    if multiprocessing.parent_process() is not None and getattr(
-            main, "__name__", "") == "__mp_main__":
+    if getattr(main, "__name__", "") == "__mp_main__" or (
+            "__mp_main__" in sys.modules
+            and getattr(multiprocessing.current_process(), "_inheriting", False)):
         raise RuntimeError(MAIN_GUARD)
     path = getattr(main, "__file__", None)
     if path is None or not str(path).endswith(".py") or hasattr(sys, "ps1"):
@@ -473,6 +505,14 @@ def _check_main_guard():
         with open(path, encoding="utf-8") as f:
             source = f.read()
     except OSError:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>"
+                                     and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is not None:   # the script is running its top level: is this line guarded?
+        if _guarded(source, frame.f_lineno) is False:
+            raise RuntimeError(MAIN_GUARD)
         return
     if not re.search(r"__name__\s*==\s*['\"]__main__['\"]|['\"]__main__['\"]\s*==\s*__name__",
                      source):
