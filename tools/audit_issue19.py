@@ -316,8 +316,14 @@ res = parallel.sweep(rlmlib.sgd, X, y, grid={"sigma": [0.1, 0.01]}, fixed={"epoc
 print("@@NO ERROR", res)
 '''
 
+DASK_HALFGUARD = DASK_NOGUARD + '''
+if __name__ == "__main__":                # a guard, but not around the sweep above
+    print("done")
+'''
+
 CASES["dask-dying-worker"] = ("script", DASK_DIE)
 CASES["dask-no-main-guard"] = ("script", DASK_NOGUARD)
+CASES["dask-guard-elsewhere"] = ("script", DASK_HALFGUARD)
 
 CASES["messages"] = r'''
 probe("sgd epochs=10**30", lambda: rlmlib.sgd(X, y, sigma=1e-2, epochs=10 ** 30))
