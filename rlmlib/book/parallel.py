@@ -371,25 +371,24 @@ def _with_point(exc, point):
     return exc
 
 
-def _died_running(dask_scheduler=None, keys=()):
-    """On the scheduler: how many times a worker died (was removed unexpectedly) while it
-    was running each of ``keys``, read from the scheduler's 'remove-worker' events (the
-    client cannot fetch those events itself: they hold unpicklable worker states)."""
-    keys, count = set(keys), {}
-    for _, ev in dask_scheduler.get_events("all"):
-        if isinstance(ev, dict) and ev.get("action") == "remove-worker" and \
-                not ev.get("expected"):
-            for k in ev.get("processing-tasks", ()):
-                if k in keys:
-                    count[k] = count.get(k, 0) + 1
-    return count
-
-
 def _culprits(client, futures, points):
-    """[(grid point, deaths)] of the runs a worker died while running, in grid order ([]
-    when the scheduler cannot tell)."""
+    """[(grid point, deaths)] of the runs a worker died while holding (running or queued),
+    in grid order ([] when the scheduler cannot tell), from the scheduler's 'remove-worker'
+    events (the client cannot fetch those events itself: they hold unpicklable worker
+    states)."""
+    def died_running(dask_scheduler=None, keys=()):
+        # defined here, so that it travels by value: the scheduler need not import rlmlib
+        keys, count = set(keys), {}
+        for _, ev in dask_scheduler.get_events("all"):
+            if isinstance(ev, dict) and ev.get("action") == "remove-worker" and \
+                    not ev.get("expected"):
+                for k in ev.get("processing-tasks", ()):
+                    if k in keys:
+                        count[k] = count.get(k, 0) + 1
+        return count
+
     try:
-        died = client.run_on_scheduler(_died_running, keys=[f.key for f in futures])
+        died = client.run_on_scheduler(died_running, keys=[f.key for f in futures])
     except Exception:  # noqa: BLE001 - a diagnosis only; the lost run is reported anyway
         return []
     return [(points[i], died[f.key]) for i, f in enumerate(futures) if f.key in died]
