@@ -309,3 +309,31 @@ def test_gram_overflow_is_reported_by_the_function_the_user_called():
         with pytest.raises(ValueError, match=rf"^X is too large for {f.__name__}: max "
                                              rf"\|\|x_i\|\| = \d.\d+e\+200"):
             f(X * 1e200, sigma=0.1, beta=0.25, **kw)
+
+
+def test_fiol_step_refuses_complex_and_names_the_non_finite_argument():
+    # audit of issue 19 (s6): fiol_step with a complex x dropped the imaginary part with
+    # numpy's ComplexWarning and returned a step; "w and x must be finite" named neither the
+    # argument nor the value
+    import warnings
+
+    kw = dict(eta=1.0, sigma=0.1, loss="logistic")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no ComplexWarning on the way to the refusal
+        for w, x, arg in ((np.zeros(3), np.array([1.0, 2j, 3.0]), "x"),
+                          (np.zeros(3, complex), np.ones(3), "w"),
+                          ([0.0, 0.0, 0.0], [1 + 1j, 0.0, 0.0], "x")):
+            with pytest.raises(TypeError, match=rf"^{arg} must hold real numbers, got an "
+                                                rf"array of dtype complex128; complex values "
+                                                rf"are refused"):
+                rlmlib.fiol_step(w, x, 1.0, **kw)
+    with pytest.raises(ValueError, match=r"^x must be finite \(no NaN or inf\); got "
+                                         r"x\[1\] = nan$"):
+        rlmlib.fiol_step(np.zeros(3), np.array([1.0, np.nan, 2.0]), 1.0, **kw)
+    with pytest.raises(ValueError, match=r"^w must be finite \(no NaN or inf\); got "
+                                         r"w\[2\] = -inf$"):
+        rlmlib.fiol_step(np.array([0.0, 1.0, -np.inf]), np.ones(3), 1.0, **kw)
+    # real input of any real dtype still steps
+    a = rlmlib.fiol_step(np.zeros(3), np.array([1, 2, 3]), 1.0, **kw)
+    b = rlmlib.fiol_step(np.zeros(3), np.array([1.0, 2.0, 3.0]), 1.0, **kw)
+    np.testing.assert_array_equal(a, b)

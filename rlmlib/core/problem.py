@@ -10,10 +10,11 @@ import math
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
-from .checks import (STEPS_MAX, _is_real, _show, check_int, check_seed, check_sigma,
-                     check_steps)
-from .losses import LOSSES, loss_code, loss_task, loss_values
+from .checks import (STEPS_MAX, _is_real, _show, check_condition, check_int, check_seed,
+                     check_sigma, check_steps)
+from .losses import LOSSES, loss_code, loss_derivs, loss_task, loss_values
 from .order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
 from .result import ConvergenceWarning, Result, warn_growth
 from .rows import (check_scale, check_test_set, check_X_y, is_compact, n_rows, row_scale,
@@ -178,8 +179,13 @@ class Problem:
         ||w||_2 over the run and its derivation ``why`` (e.g. '1/sqrt(sigma)'); ``extra``:
         further (value, description) the kernel forms, each <= 2^960. ``W=None``: the solver
         has no a-priori bound (its overflow is left to the divergence check); only a finite
-        row norm is required. Must be called before :meth:`run`. Returns R."""
+        row norm is required. Must be called before :meth:`run`. Returns R. First, unless the
+        penalty is l1 (no curvature), the condition number beta R^2 / sigma <= 2^52
+        (``check_condition``, one rule for every solver)."""
         R = self.R
+        if self.penalty != "l1" and math.isfinite(R):
+            beta = LOSSES[self.loss]["smoothness"]
+            check_condition(self.name, self.sigma, R, beta if math.isfinite(beta) else 1.0)
         if W is None:
             if not math.isfinite(R):
                 check_scale(self.rows, self.y, self.code, 1.0, "1", self.name,
@@ -381,8 +387,51 @@ class Problem:
                     check_end(lb, at_least=True)
         if not trace.lazy:
             check_end(float(trace.objective[-1]))
+        self._check_moved(w, params, _caller_level())
         return Result(w=w, solver=name, params=params, trace=trace,
                       classes=self.classes, info=info or {})
+
+    def _check_moved(self, w, params, stacklevel):
+        """ConvergenceWarning when the run did not move (the end w is so close to its start
+        w = 0 that F(w) = F(0) to rounding: |<grad F(0), w>| <= 2^-52 F(0)) while F could
+        drop by more than 2^-40 F(0) (||g||^2 / (2L) with g = grad F(0), soft-thresholded
+        by sigma for the l1 penalty, L = beta R^2 + sigma): explicit steps too short to
+        move (t0 = 1e300, step = 1e-300). Names the step settings given. O(n) unless
+        ||w|| R <= 2^-40 max(F(0), 1); then one pass over X."""
+        if self.p != 2.0:  # r is not smooth for p < 2: no lower bound on F(0) - F* here
+            return
+        F0 = self.F0
+        M = float(np.max(np.abs(w))) if w.size else 0.0
+        norm = M * math.sqrt(float(np.sum(np.square(w / M)))) if M > 0.0 else 0.0
+        if not F0 > 0.0 or norm * self.R > 2.0 ** -40 * max(F0, 1.0):
+            return
+        z = np.zeros(self.m)
+        d = loss_derivs(self.code, z, self.y, np.empty_like(z)) / self.m
+        if self.m * float(np.mean(np.abs(d))) * self.R * norm > 2.0 ** -52 * F0:
+            return  # F(w) differs from F(0) by more than its rounding: the run moved
+        r = self.rows
+        A = (r.data.reshape(self.m, self.n) if is_compact(r) else
+             sp.csr_matrix((r.data, r.indices, r.indptr), shape=(self.m, self.n)))
+        g = np.asarray(A.T @ d).ravel()
+        l1 = self.penalty == "l1"
+        if l1:
+            g = np.sign(g) * np.maximum(np.abs(g) - self.sigma, 0.0)
+        beta = LOSSES[self.loss]["smoothness"]
+        L = (beta if math.isfinite(beta) else 1.0) * self.R ** 2 + (0.0 if l1 else self.sigma)
+        gn = float(np.linalg.norm(g))
+        drop = gn * gn / (2.0 * L) if L > 0.0 else 0.0
+        if not drop > 2.0 ** -40 * F0:
+            return  # w = 0 is (numerically) optimal: not moving is right
+        given = [k for k in ("t0", "step", "eta", "eta0") if params.get(k) is not None]
+        why = (f"the step setting {', '.join(f'{k}={params[k]!r}' for k in given)} most "
+               f"likely made the steps too short to move (pass a "
+               f"{'smaller' if given[0] == 't0' else 'larger'} {given[0]})"
+               if given else "its steps were too short to move")
+        warnings.warn(ConvergenceWarning(
+            f"{self.name} did not move: it ended at ||w|| = {norm:.3g} from its start w = 0, "
+            f"F(w) = F(0) = {F0:.6g} to rounding, while ||grad F(0)|| = {gn:.3g}"
+            f"{' beyond sigma' if l1 else ''} (F can drop by at least {drop:.3g}); {why}"),
+            stacklevel=stacklevel + 1)
 
 
 def _caller_level():
