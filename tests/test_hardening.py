@@ -740,3 +740,28 @@ def test_not_moving_is_right_where_w_0_is_optimal(data):
         res = rlmlib.sgd(X, np.zeros(50), sigma=0.1, epochs=2, loss="squared")
         assert not res.w.any()
     assert not [c for c in caught if "did not move" in str(c.message)]
+
+
+def test_isgd_names_its_l1_step_when_it_ends_above_F0(data):
+    # audit of issue 19 (s6): isgd on rows * 1e-100 (the l1 optimum is w = 0) ended at
+    # F = 0.698 > F(0) = 0.693 with |w_j| = 0.01, and the warning blamed the rows' length.
+    # The cause is its l1 step u = v - eta sigma sign(v), which is not clipped at zero (the
+    # chapter's algorithm; the implicit loss step is stable for every eta): each coordinate
+    # whose optimum is 0 swings around it by up to eta sigma, so F - F(0) <= sigma eta sigma n
+    X, y = data
+    sigma, eta = 0.1, 0.1
+    with pytest.warns(rlmlib.ConvergenceWarning,
+                      match=r"isgd ended at F\(w\) = 0.698147, above F\(0\) = 0.693147 .*: "
+                            r"eta=0.1: isgd's l1 step v - eta sigma sign\(v\) is not clipped "
+                            r"at zero, so a coordinate whose optimum is 0 swings around it by "
+                            r"up to eta\*sigma = 0.01 \(sigma \|\|w\|\|_1 up to 0.005\)"):
+        res = rlmlib.isgd(X * 1e-100, y, sigma=sigma, eta=eta, epochs=2, loss="logistic")
+        F = res.objective
+    F0 = res.trace.objective[0]
+    assert np.max(np.abs(res.w)) <= eta * sigma * (1 + 1e-12)
+    assert 0 < F - F0 <= sigma * eta * sigma * 5 * (1 + 1e-12)
+    # the explicit-loss l1 methods keep the rows' hint
+    with pytest.warns(rlmlib.ConvergenceWarning, match=r"eta=1: the steps are too long for "
+                                                        r"these rows \(max\|\|x\|\| = "):
+        with pytest.warns(rlmlib.StepLimitWarning):
+            rlmlib.sgd_l1(X, y, sigma=10.0, eta=1.0, epochs=5, loss="logistic").objective
