@@ -230,6 +230,14 @@ def test_extreme_but_legal_parameters_stay_finite(binary):
     for loss in LOSSES:
         yy = y if LOSSES[loss]["task"] == "binary" else y * 1e3
         for lam in (1e-8, 1e6):
+            if (loss, lam) == ("exponential", 1e-8):
+                # found by the end check (s6): the default t0 heuristic gives t0 = 1.2e272
+                # here, a default run that does not move; reported, not silent
+                with pytest.warns(rlmlib.ConvergenceWarning, match=r"^sgd did not move: .* "
+                                  r"the step setting t0=1.2\d*e\+272 .*\(the solver's "
+                                  r"default choice\)"):
+                    rlmlib.sgd(X * 1e3, yy, sigma=lam, epochs=2, loss=loss)
+                continue
             try:
                 res = honest_end(lambda: rlmlib.sgd(X * 1e3, yy, sigma=lam, epochs=2,
                                                     loss=loss))

@@ -392,47 +392,48 @@ class Problem:
                       classes=self.classes, info=info or {})
 
     def _check_moved(self, w, params, stacklevel):
-        """ConvergenceWarning when the run did not move (the end w is so close to its start
-        w = 0 that F(w) = F(0) to rounding: |<grad F(0), w>| <= 2^-52 F(0)) while F could
-        drop by more than 2^-40 F(0) (||g||^2 / (2L) with g = grad F(0), soft-thresholded
-        by sigma for the l1 penalty, L = beta R^2 + sigma): explicit steps too short to
-        move (t0 = 1e300, step = 1e-300). Names the step settings given. O(n) unless
-        ||w|| R <= 2^-40 max(F(0), 1); then one pass over X."""
-        if self.p != 2.0:  # r is not smooth for p < 2: no lower bound on F(0) - F* here
-            return
+        """ConvergenceWarning when a step setting too short to move w left it at its start:
+        some t0/step/eta/eta0 in ``params`` makes the first step eta_1 (1/(sigma t0) for t0)
+        at least 2^40 shorter than 1/L (L = beta R^2 + sigma), the end w is so close to
+        w = 0 that F(w) = F(0) to rounding (mean|l'(0)| m R ||w|| <= 2^-52 F(0)), and F could
+        drop by more than 2^-40 F(0) (||g||^2 / (2L), g = grad F(0), soft-thresholded by
+        sigma for the l1 penalty). Names those settings. O(n) unless all that holds up to
+        the gradient; then one pass over X. p = 2 only (r is not smooth for p < 2)."""
+        l1 = self.penalty == "l1"
+        beta = LOSSES[self.loss]["smoothness"]
+        L = (beta if math.isfinite(beta) else 1.0) * self.R ** 2 + (0.0 if l1 else self.sigma)
+        short = [k for k in ("step", "eta", "eta0", "t0") if _is_real(params.get(k)) and
+                 (1.0 / (self.sigma * params[k]) if k == "t0" else params[k]) * L
+                 <= 2.0 ** -40]
         F0 = self.F0
+        if not short or self.p != 2.0 or not F0 > 0.0:
+            return
         M = float(np.max(np.abs(w))) if w.size else 0.0
         norm = M * math.sqrt(float(np.sum(np.square(w / M)))) if M > 0.0 else 0.0
-        if not F0 > 0.0 or norm * self.R > 2.0 ** -40 * max(F0, 1.0):
-            return
         z = np.zeros(self.m)
         d = loss_derivs(self.code, z, self.y, np.empty_like(z)) / self.m
-        if self.m * float(np.mean(np.abs(d))) * self.R * norm > 2.0 ** -52 * F0:
+        if float(np.sum(np.abs(d))) * self.R * norm > 2.0 ** -52 * F0:
             return  # F(w) differs from F(0) by more than its rounding: the run moved
         r = self.rows
         A = (r.data.reshape(self.m, self.n) if is_compact(r) else
              sp.csr_matrix((r.data, r.indices, r.indptr), shape=(self.m, self.n)))
         g = np.asarray(A.T @ d).ravel()
-        l1 = self.penalty == "l1"
         if l1:
             g = np.sign(g) * np.maximum(np.abs(g) - self.sigma, 0.0)
-        beta = LOSSES[self.loss]["smoothness"]
-        L = (beta if math.isfinite(beta) else 1.0) * self.R ** 2 + (0.0 if l1 else self.sigma)
         gn = float(np.linalg.norm(g))
         drop = gn * gn / (2.0 * L) if L > 0.0 else 0.0
         if not drop > 2.0 ** -40 * F0:
             return  # w = 0 is (numerically) optimal: not moving is right
-        given = [k for k in ("t0", "step", "eta", "eta0") if params.get(k) is not None]
-        why = (f"the step setting {', '.join(f'{k}={params[k]!r}' for k in given)} most "
-               f"likely made the steps too short to move (pass a "
-               f"{'smaller' if given[0] == 't0' else 'larger'} {given[0]})"
-               if given else "its steps were too short to move")
         warnings.warn(ConvergenceWarning(
             f"{self.name} did not move: it ended at ||w|| = {norm:.3g} from its start w = 0, "
             f"F(w) = F(0) = {F0:.6g} to rounding, while ||grad F(0)|| = {gn:.3g}"
-            f"{' beyond sigma' if l1 else ''} (F can drop by at least {drop:.3g}); {why}"),
+            f"{' beyond sigma' if l1 else ''} (F can drop by at least {drop:.3g}); the step "
+            f"setting {', '.join(f'{k}={params[k]!r}' for k in short)} makes the steps at "
+            f"least 2**40 shorter than 1/L = {1.0 / L:.3g}: pass a "
+            f"{'smaller' if short[0] == 't0' else 'larger'} {short[0]}"
+            + (" (the solver's default choice)" if any(params.get(f) is True for f in (
+                "t0_heuristic", "t0_selected", "default")) else "")),
             stacklevel=stacklevel + 1)
-
 
 def _caller_level():
     """The ``stacklevel`` of the first frame outside rlmlib, counted from the function that
