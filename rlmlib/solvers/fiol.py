@@ -712,7 +712,9 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
     Raises
     ------
     ValueError
-        For a bad argument (named in the message).
+        For a bad argument (named in the message; a non-finite entry by index and value).
+    TypeError
+        For w or x that do not hold real numbers (complex values are refused, not cast).
 
     Examples
     --------
@@ -822,6 +824,8 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
         entries, a label other than +-1 for a classification loss, or x beyond the step's
         range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020).
+    TypeError
+        For w or x that do not hold real numbers (complex values are refused, not cast).
 
     Notes
     -----
