@@ -401,12 +401,15 @@ class Problem:
         the gradient; then one pass over X. p = 2 only (r is not smooth for p < 2)."""
         l1 = self.penalty == "l1"
         beta = LOSSES[self.loss]["smoothness"]
-        L = (beta if math.isfinite(beta) else 1.0) * self.R ** 2 + (0.0 if l1 else self.sigma)
+        R = self.R  # R * R, not R ** 2: inf rather than OverflowError (l1 rows may be huge)
+        L = (beta if math.isfinite(beta) else 1.0) * R * R + (0.0 if l1 else self.sigma)
         short = [k for k in ("step", "eta", "eta0", "t0") if _is_real(params.get(k)) and
                  (1.0 / (self.sigma * params[k]) if k == "t0" else params[k]) * L
                  <= 2.0 ** -40]
+        if not short or self.p != 2.0:
+            return
         F0 = self.F0
-        if not short or self.p != 2.0 or not F0 > 0.0:
+        if not F0 > 0.0:
             return
         M = float(np.max(np.abs(w))) if w.size else 0.0
         norm = M * math.sqrt(float(np.sum(np.square(w / M)))) if M > 0.0 else 0.0
