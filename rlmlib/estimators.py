@@ -63,11 +63,28 @@ def _check_fit_inputs(est, X):
 
     if _is_sparse(X):
         _check_structure(X, "X")
+    _refuse_complex(X)
     loss = getattr(est, "loss", None)
     if isinstance(loss, str) and loss in LOSSES and LOSSES[loss]["task"] != "binary":
         classification = [k for k, v in LOSSES.items() if v["task"] == "binary"]
         raise ValueError(f"loss={loss!r} is a regression loss; RLMClassifier needs a "
                          f"classification loss: one of {', '.join(map(repr, classification))}")
+
+
+def _refuse_complex(X):
+    """ValueError for complex X naming it (scikit-learn's own message names no argument and
+    prints the whole array; its estimator checks expect a ValueError saying "Complex data
+    not supported", which this message keeps)."""
+    dtype = getattr(X, "dtype", None)     # arrays, sparse matrices, pandas Series
+    if dtype is None and not hasattr(X, "dtypes"):    # lists (not numpy functions: array
+        try:                                          # likes may refuse them)
+            dtype = np.asarray(X).dtype
+        except Exception:  # noqa: BLE001 - ragged input: scikit-learn's check names it
+            return
+    if isinstance(dtype, np.dtype) and dtype.kind == "c":
+        raise ValueError(f"X must hold real numbers, got complex values of dtype {dtype} "
+                         f"(Complex data not supported): pass the real part or the modulus "
+                         f"explicitly")
 
 
 class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -159,6 +176,12 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
             self.coef_ = np.vstack([r.w for r in self.results_])
         self.intercept_ = np.zeros(self.coef_.shape[0])
         return self
+
+    def decision_function(self, X):
+        """<w_c, x> for every row (one column per class beyond two), as scikit-learn's
+        linear classifiers; complex X is refused by name."""
+        _refuse_complex(X)
+        return super().decision_function(X)
 
     @available_if(lambda est: _loss_of(est) == "logistic")
     def predict_proba(self, X):

@@ -390,12 +390,17 @@ def test_lbfgs_on_rows_scaled_by_1e160_moves_and_explains():
     X = rng.standard_normal((60, 5))
     y = np.where(X[:, 0] + 0.1 > 0, 1.0, -1.0)
     f0 = np.log(2.0)
+    # at sigma = 1e-2 these rows are beyond the one condition rule (beta max||x||^2 / sigma
+    # <= 2**52) that every solver applies; lbfgs used to run them to "not converged"
     for scale in (1e150, 1e160):
-        res = rlmlib.lbfgs(X * scale, y, sigma=1e-2, loss="logistic")
-        assert np.isfinite(res.w).all() and np.any(res.w != 0.0)
-        assert res.objective < 1e-6 * f0  # it moved (it returned w = 0 before)
-        msg = res.info["message"]
-        assert not res.info["converged"] and "condition number" in msg and "scale X" in msg
+        with pytest.raises(ValueError, match=r"^(sigma=0.01 is too small for X in lbfgs|X is "
+                                             r"too large for lbfgs with sigma=0.01): the "
+                                             r"condition number"):
+            rlmlib.lbfgs(X * scale, y, sigma=1e-2, loss="logistic")
+    # inside the rule (sigma = 1e286, condition number 4e15) the change of variables runs
+    res = rlmlib.lbfgs(X * 1e150, y, sigma=1e286, loss="logistic")
+    assert np.isfinite(res.w).all() and np.any(res.w != 0.0)
+    assert res.info["converged"] and res.objective < f0
     # rows of usual size: the same run as before (no change of variables)
     res = rlmlib.lbfgs(X, y, sigma=1e-2, loss="logistic")
     assert res.info["converged"] and "condition number" not in res.info["message"]

@@ -207,12 +207,16 @@ def test_sigma_at_the_smallest_normal_double_is_accepted():
 
 
 def test_pegasos_with_huge_rows_matches_a_plain_loop(data):
-    # X * 1e160: ||v||^2 ~ 1e328 overflowed and the projection collapsed w to exactly 0
+    # X * 1e160: ||v||^2 ~ 1e328 overflowed and the projection collapsed w to exactly 0.
+    # X * 1e160 at sigma = 1e-2 is now refused (condition number ~1e322 > 2**52); the same
+    # overflow of the tracked ||v||^2 happens inside the range at X * 1e-143, sigma = 1e-300
+    # (condition number 1.6e15, ||w|| up to 1e150): without the rescaling w collapses to 0
     X, y = data
-    Xb = X * 1e160
-    sigma, T = 1e-2, 200
-    # rows of norm 1e160: the last iterate's hinge losses are ~1e160, above F(0) = 1, and
-    # the end check says so (honest_end)
+    with pytest.raises(ValueError, match=r"^X is too large for pegasos with sigma=0.01: the "
+                                         r"condition number"):
+        pegasos(X * 1e160, y, sigma=1e-2, T=200, seed=3)
+    Xb = X * 1e-143
+    sigma, T = 1e-300, 200
     res = honest_end(lambda: pegasos(Xb, y, sigma=sigma, T=T, seed=3))
     idx = sample_indices(50, 1, T, seed=3)
     w = np.zeros(5)
@@ -250,6 +254,24 @@ def test_rows_near_overflow_are_rejected_by_every_solver(data, solver, scale):
     assert np.all(np.isfinite(res.w))
     if solver == "lbfgs":
         assert res.objective <= objective(Xb, y, np.zeros(5), sigma=1e-4, loss="logistic")
+
+
+@pytest.mark.parametrize("solver", ["sag", "svrg", "saga", "sdca"])
+def test_rows_whose_curvature_overflows_never_leave_w_at_zero_in_silence(data, solver):
+    # audit of issue 19: on X * 1e200 the curvature L_max ~ ||x||^2 overflowed, the step
+    # 1/L_max (or SDCA's dual step) was 0, and these four returned w = 0, F = F(0) with no
+    # word (F* ~ 0 there); test_rows_near_overflow_... let it pass since F <= F(0). Now
+    # refused before any step (by the condition-number rule, which comes first); rows of
+    # norm ~1e140 (L_max ~ 1e281) with a sigma that keeps beta R^2 / sigma <= 2**52 still
+    # run and move.
+    X, y = data
+    with pytest.raises(ValueError, match=rf"^X is too large for {solver} with sigma=0.1: the "
+                                         rf"condition number .* = inf exceeds 2\*\*52"),\
+            no_steps():
+        call(solver, X * 1e200, y)
+    res = call(solver, X * 1e140, y, sigma=1e280)
+    assert np.all(np.isfinite(res.w)) and np.any(res.w != 0)
+    assert res.objective < res.trace.objective[0]
 
 
 @pytest.mark.parametrize("solver", rlmlib.SOLVERS)
@@ -434,8 +456,12 @@ def test_p_below_its_accurate_range_is_rejected_and_accurate_inside():
 
 def test_lbfgs_certifies_nothing_it_cannot(data):
     X, y = data
-    sep = np.where(X[:, 0] > 0, 1.0, -1.0)   # separable: the gradient is about 1e-162
-    res = lbfgs(X, sep, sigma=1e-200, loss="logistic")
+    sep = np.where(X[:, 0] > 0, 1.0, -1.0)
+    with pytest.raises(ValueError, match=r"^sigma=1e-200 is too small for X in lbfgs: the "
+                                         r"condition number"):
+        lbfgs(X, sep, sigma=1e-200, loss="logistic")   # the gradient was about 1e-162
+    # inside the ranges: rows of norm ~1e-300 (the gradient ~1e-300, near the subnormal range)
+    res = lbfgs(X * 1e-300, sep, sigma=1e-286, loss="logistic")
     assert not res.info["converged"] and res.info["gap_bound"] > 0
     assert res.info["message"].startswith("not converged")
     ok = lbfgs(X, y, sigma=1e-2, loss="logistic")
@@ -530,13 +556,19 @@ def test_as_rows_still_accepts_every_sound_format():
 def test_findings_of_the_property_suite():
     # sgd on the squared loss diverging only in its objective: raised by the call itself,
     # not later when the lazy end objective is first read
-    # (with the t0 of rows of norm 1: the default t0 scales with max ||x|| and is stable)
+    # (with the t0 of rows of norm 1: the default t0 scales with max ||x|| and is stable).
+    # Now refused (condition number 1.2e303 > 2**52); inside the range sgd's margins stay
+    # below R W = R^2 / (sigma min(1, t0)) <= 2**52 / min(1, t0), so the objective cannot
+    # overflow: the same rows at sigma = 3e283 end above F(0) and the end check names t0
     from rlmlib.solvers.sgd import t0_heuristic
     X = np.array([[3.45584192e149], [0.0]])
-    with pytest.raises(FloatingPointError, match="^sgd diverged"):
+    with pytest.raises(ValueError, match="^sigma=0.0001 is too small for X in sgd"):
         sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared",
             t0=t0_heuristic(1e-4, "squared"))
-    assert np.isfinite(sgd(X, [1.0, -1.0], sigma=1e-4, epochs=1, loss="squared").objective)
+    with pytest.warns(rlmlib.ConvergenceWarning, match="above F.0. .* t0=1: the first steps"):
+        sgd(X, [1.0, -1.0], sigma=3e283, epochs=1, loss="squared",
+            t0=t0_heuristic(3e283, "squared"))
+    assert np.isfinite(sgd(X, [1.0, -1.0], sigma=3e283, epochs=1, loss="squared").objective)
     # an m beyond numpy's int64 draws: the argument is named
     with pytest.raises(ValueError, match="^m must be an integer in"):
         sample_indices(10 ** 30, 1, 10)
@@ -556,20 +588,30 @@ def test_findings_of_the_long_property_run():
 
     # PGS on the sphere: the unconstrained factor K overflowed (huge theta, tiny
     # u = |th|^(q-1)) and w became -inf, then NaN; on the ball K = B S^((1-q)/q)
+    # (at sigma = 1e-4 now refused: condition number 1.7e302 > 2**52; the same rows at
+    # sigma = 4e282, condition number 4e15, still make theta huge and u tiny)
     X = np.array([[1.25730221e149], [-1.32104863e149]])
-    W = pgs_iterates(X, [1.0, -1.0], p=1.01, sigma=1e-4, at=list(range(1, 31)),
+    with pytest.raises(ValueError, match="^sigma=0.0001 is too small for X in pgs"):
+        pgs_iterates(X, [1.0, -1.0], p=1.01, sigma=1e-4, at=[1], loss="squared")
+    W = pgs_iterates(X, [1.0, -1.0], p=1.01, sigma=4e282, at=list(range(1, 31)),
                      loss="squared")
-    assert np.all(np.isfinite(W)) and np.all(np.abs(W) <= 10.0 * (1 + 1e-12))  # ball B = 10
-    assert np.sum(np.isclose(np.abs(W), 10.0, rtol=1e-12)) >= 20
+    B = math.sqrt(0.01 / 4e282)   # the ball max|y| sqrt((p-1) / sigma)
+    assert np.all(np.isfinite(W)) and np.all(np.abs(W) <= B * (1 + 1e-12))
+    assert np.sum(np.isclose(np.abs(W), B, rtol=1e-12)) >= 20
     # L-BFGS-B's line search produced a NaN point at a tiny sigma: the last finite iterate
     # is returned and the message says so; at sigma = 2^-1022 ||w||^2 would overflow
+    # (that sigma is now refused, condition number 1.7e242; the rows scaled by 1e-120 at
+    # sigma = 1e-260, condition number 1.7e12, still stop L-BFGS-B abnormally)
     X = np.array([[0.00012573], [-0.0001321]])
-    res = lbfgs(X, [1.0, -1.0], sigma=1e-250, loss="squared_hinge", p=1.5, max_iter=200)
+    with pytest.raises(ValueError, match="^sigma=1e-250 is too small for X in lbfgs"):
+        lbfgs(X, [1.0, -1.0], sigma=1e-250, loss="squared_hinge", p=1.5, max_iter=200)
+    X = X * 1e-120
+    res = lbfgs(X, [1.0, -1.0], sigma=1e-260, loss="squared_hinge", p=1.5, max_iter=200)
     assert np.all(np.isfinite(res.w)) and math.isfinite(res.objective)
-    assert res.objective == objective(X, [1.0, -1.0], res.w, sigma=1e-250,
+    assert res.objective == objective(X, [1.0, -1.0], res.w, sigma=1e-260,
                                       loss="squared_hinge", p=1.5)
     with pytest.raises(ValueError, match="L-BFGS-B's updates"):
-        lbfgs(X, [1.0, -1.0], sigma=SIGMA_MIN, loss="squared_hinge", p=1.5)
+        lbfgs(X * 1e-23, [1.0, -1.0], sigma=SIGMA_MIN, loss="squared_hinge", p=1.5)
 
 
 #: known: a subnormal t0 / eta0 divides by zero inside the t0 choice (solvers/t0.py) and
@@ -595,3 +637,134 @@ def test_a_subnormal_step_parameter_is_refused_or_run_never_a_zero_division(data
             assert np.all(np.isfinite(res.w))
     except (ValueError, FloatingPointError):
         pass
+
+
+def test_lbfgs_on_tiny_rows_warns_nothing_and_converges(data):
+    # audit of issue 19: rows of norm ~1e-200 (the variable scaling v = c w, c = 2^-660)
+    # printed numpy's "RuntimeWarning: overflow encountered in divide" from inside lbfgs
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = lbfgs(X * 1e-200, y, sigma=0.1, loss="logistic")
+    assert res.info["converged"]
+    assert res.objective <= objective(X * 1e-200, y, np.zeros(5), sigma=0.1, loss="logistic")
+
+
+# ---------------------------------------------------------------- s6: one condition rule
+def _kappa_sigma(X, solver):
+    """beta R^2 / 2**52 for the solver's table loss on X: the smallest sigma allowed."""
+    from rlmlib.core.losses import LOSSES
+    param = inspect.signature(rlmlib.SOLVERS[solver]).parameters.get("loss")
+    loss = SOLVER_TABLE[solver]["kwargs"].get("loss", "hinge" if param is None else
+                                              param.default)
+    beta = LOSSES[loss]["smoothness"]
+    R = float(np.max(np.linalg.norm(X, axis=1)))
+    return (beta if math.isfinite(beta) else 1.0) * R * R / 2.0 ** 52
+
+
+@pytest.mark.parametrize("solver", rlmlib.SOLVERS)
+def test_one_condition_number_rule_for_every_solver(data, solver):
+    # audit of issue 18: sigma = 1e-300 was refused by pegasos, pgs and lbfgs (each by its
+    # own overflow limit) and run by the others (sgd ended at F = 5e71, asgd at 2e72, with
+    # a warning; the rest returned numbers with no digit determined); X * 1e200 was run by
+    # pegasos and lbfgs (lbfgs: "not converged" and no warning), refused by the others. Now
+    # one rule, before any step: beta max||x||^2 / sigma <= 2**52, with one message. The l1
+    # methods are exempt: sigma weighs ||w||_1, which adds no curvature; they accept 0 by
+    # design and a tiny sigma acts as 0 (their results at sigma = 1e-300 equal those at 0).
+    X, y = data
+    l1 = SOLVER_TABLE[solver].get("sigma_zero", False)
+    if l1:
+        a, b = call(solver, X, y, sigma=1e-300), call(solver, X, y, sigma=0.0)
+        np.testing.assert_allclose(a.w, b.w, rtol=1e-12, atol=0)
+        with pytest.raises(ValueError, match=rf"^X is too large for {solver} with this sigma"):
+            call(solver, X * 1e200, y)
+        return
+    with pytest.raises(ValueError, match=rf"^sigma=1e-300 is too small for X in {solver}: the "
+                                         rf"condition number beta max\|\|x\|\|\^2 / sigma = .* "
+                                         rf"exceeds 2\*\*52 \(~4.5e15\), beyond what double "
+                                         rf"precision resolves .*; expected sigma >= "), \
+            no_steps():
+        call(solver, X, y, sigma=1e-300)
+    with pytest.raises(ValueError, match=rf"^X is too large for {solver} with sigma=0.1: the "
+                                         rf"condition number .* = inf exceeds 2\*\*52"), \
+            no_steps():
+        call(solver, X * 1e200, y)
+    # the boundary is the rule's: just above the smallest sigma runs, just below is refused
+    s = _kappa_sigma(X, solver)
+    with pytest.raises(ValueError, match="is too small for X"), no_steps():
+        call(solver, X, y, sigma=s * (1 - 1e-9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # such runs may well end above F(0): they warn
+        own_t0 = {"t0": inspect.signature(rlmlib.SOLVERS[solver]).parameters["t0"].default
+                  } if "t0" in SOLVER_TABLE[solver]["kwargs"] else {}  # 100: too small here
+        res = call(solver, X, y, sigma=s * (1 + 1e-9), **own_t0)
+        assert np.all(np.isfinite(res.w))
+
+
+def test_condition_rule_in_one_place():
+    from rlmlib.core.checks import KAPPA_MAX, check_condition
+    assert KAPPA_MAX == 2.0 ** 52
+    assert check_condition("x", 1.0, 2.0 ** 26, 1.0) == 2.0 ** 52   # at the bound: allowed
+    with pytest.raises(ValueError, match=r"^sigma=1.0 is too small for X in x: .* "
+                                         r"expected sigma >= 1 for this X"):
+        check_condition("x", 1.0, 2.0 ** 26 * (1 + 2.0 ** -40), 1.0)
+    with pytest.raises(ValueError, match=r"max\|\|x\|\|\^2 overflows: scale X down$"):
+        check_condition("x", 2.0 ** 900, 1e200, 0.25)   # R^2 overflows: no OverflowError
+
+
+@pytest.mark.parametrize("solver,arg", _STEP_ARGS)
+def test_a_run_that_does_not_move_says_so_and_names_the_step_setting(data, solver, arg):
+    # audit of issue 19 (s6): svmsgd2(t0=1e300) and sag(step=1e-300) returned w ~ 1e-296,
+    # F(w) = F(0) to the last bit, with no word, where F could drop by ~0.02
+    X, y = data
+    value = 1e300 if arg == "t0" else 1e-300
+    with pytest.warns(rlmlib.ConvergenceWarning,
+                      match=rf"^{solver} did not move: it ended at \|\|w\|\| = .* from its "
+                            rf"start w = 0, F\(w\) = F\(0\) = .* to rounding, while "
+                            rf"\|\|grad F\(0\)\|\| = .*; the step setting (.*, )?{arg}="
+                            rf"{re.escape(repr(value))}"):
+        res = call(solver, X, y, **{arg: value})
+    assert abs(res.objective - res.trace.objective[0]) <= 1e-15 * res.trace.objective[0]
+
+
+def test_not_moving_is_right_where_w_0_is_optimal(data):
+    # the end check must not fire where 0 is the minimizer: an l1 weight beyond
+    # ||grad loss(0)||_inf, and regression targets that are all 0 (grad F(0) = 0). (Those
+    # l1 runs may end above F(0) by their last step's residue, which the other check reports)
+    X, y = data
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", rlmlib.ConvergenceWarning)
+        for name in ("fiol", "comid", "isgd", "sgd_l1"):
+            for eta in (1e-3, 1e-300):
+                call(name, X, y, sigma=10.0, eta=eta).objective
+        res = rlmlib.sgd(X, np.zeros(50), sigma=0.1, epochs=2, loss="squared")
+        assert not res.w.any()
+        # the l1 methods are exempt from the condition rule: max||x||^2 may overflow (the
+        # check once raised OverflowError from R ** 2 here)
+        call("isgd", X * 1e170, y, eta=1e-300).objective
+    assert not [c for c in caught if "did not move" in str(c.message)]
+
+
+def test_isgd_names_its_l1_step_when_it_ends_above_F0(data):
+    # audit of issue 19 (s6): isgd on rows * 1e-100 (the l1 optimum is w = 0) ended at
+    # F = 0.698 > F(0) = 0.693 with |w_j| = 0.01, and the warning blamed the rows' length.
+    # The cause is its l1 step u = v - eta sigma sign(v), which is not clipped at zero (the
+    # chapter's algorithm; the implicit loss step is stable for every eta): each coordinate
+    # whose optimum is 0 swings around it by up to eta sigma, so F - F(0) <= sigma eta sigma n
+    X, y = data
+    sigma, eta = 0.1, 0.1
+    with pytest.warns(rlmlib.ConvergenceWarning,
+                      match=r"isgd ended at F\(w\) = 0.698147, above F\(0\) = 0.693147 .*: "
+                            r"eta=0.1: isgd's l1 step v - eta sigma sign\(v\) is not clipped "
+                            r"at zero, so a coordinate whose optimum is 0 swings around it by "
+                            r"up to eta\*sigma = 0.01 \(sigma \|\|w\|\|_1 up to 0.005\)"):
+        res = rlmlib.isgd(X * 1e-100, y, sigma=sigma, eta=eta, epochs=2, loss="logistic")
+        F = res.objective
+    F0 = res.trace.objective[0]
+    assert np.max(np.abs(res.w)) <= eta * sigma * (1 + 1e-12)
+    assert 0 < F - F0 <= sigma * eta * sigma * 5 * (1 + 1e-12)
+    # the explicit-loss l1 methods keep the rows' hint
+    with pytest.warns(rlmlib.ConvergenceWarning, match=r"eta=1: the steps are too long for "
+                                                        r"these rows \(max\|\|x\|\| = "):
+        with pytest.warns(rlmlib.StepLimitWarning):
+            rlmlib.sgd_l1(X, y, sigma=10.0, eta=1.0, epochs=5, loss="logistic").objective

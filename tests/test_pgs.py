@@ -102,9 +102,13 @@ def test_ball_is_respected(binary):
 
 def test_p_near_one_and_large_values_stay_finite(binary):
     X, y = binary
-    for scale in [1e-150, 1.0, 1e150]:
+    # X * 1e150 at sigma = 1e-4 is beyond the condition rule (beta max||x||^2 / sigma =
+    # 5.5e304 > 2**52); at sigma = 1e286 (5.5e14) it is inside
+    with pytest.raises(ValueError, match="^sigma=0.0001 is too small for X in pgs"):
+        pgs(X * 1e150, y, p=1.01, sigma=1e-4, T=2000, k=3, loss="logistic", seed=0)
+    for scale, sigma in [(1e-150, 1e-4), (1.0, 1e-4), (1e150, 1e286)]:
         # at 1e150 the last iterate ends far above F(0): finite, and the end check says so
-        res = honest_end(lambda: pgs(X * scale, y, p=1.01, sigma=1e-4, T=2000, k=3,
+        res = honest_end(lambda: pgs(X * scale, y, p=1.01, sigma=sigma, T=2000, k=3,
                                      loss="logistic", seed=0))
         assert np.all(np.isfinite(res.w)) and np.all(np.isfinite(res.trace.objective))
         assert np.any(res.w != 0.0)

@@ -371,30 +371,76 @@ def _with_point(exc, point):
     return exc
 
 
-def _lost_run(exc, point, name):
+def _culprits(client, futures, points):
+    """[(grid point, deaths)] of the runs a worker died while holding (running or queued),
+    in grid order ([] when the scheduler cannot tell), from the scheduler's 'remove-worker'
+    events (the client cannot fetch those events itself: they hold unpicklable worker
+    states)."""
+    def died_running(dask_scheduler=None, keys=()):
+        # defined here, so that it travels by value: the scheduler need not import rlmlib
+        keys, count = set(keys), {}
+        for _, ev in dask_scheduler.get_events("all"):
+            if isinstance(ev, dict) and ev.get("action") == "remove-worker" and \
+                    not ev.get("expected"):
+                for k in ev.get("processing-tasks", ()):
+                    if k in keys:
+                        count[k] = count.get(k, 0) + 1
+        return count
+
+    try:
+        died = client.run_on_scheduler(died_running, keys=[f.key for f in futures])
+    except Exception:  # noqa: BLE001 - a diagnosis only; the lost run is reported anyway
+        return []
+    return [(points[i], died[f.key]) for i, f in enumerate(futures) if f.key in died]
+
+
+def _lost_run(exc, point, name, culprits=()):
     """A RuntimeError naming the grid point and the cause when Dask, not the solver, failed
-    the run (its worker died, or the task was cancelled); None for the solver's own errors."""
+    the run (its worker died, or the task was cancelled); None for the solver's own errors.
+    ``culprits`` ([(point, deaths)], or a function returning them, asked only for a lost
+    run: :func:`_culprits`) are the runs during which a
+    worker died: the message names them, the likely cause, rather than the first run that
+    happened to be lost with them."""
     from dask.distributed import CancelledError
     from distributed.scheduler import KilledWorker
 
+    def call(p):
+        return f"{name}(X, y, " + ", ".join(f"{k}={v!r}" for k, v in p.items()) + ")"
+
     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+    if not isinstance(exc, (KilledWorker, CancelledError)):
+        return None
+    if callable(culprits):
+        culprits = culprits()
+    crash = ("(a crash inside the run: out of memory, a segmentation fault, os._exit, or "
+             "the process was killed)")
+    if culprits:   # most deaths first: the run that crashes its worker; the others were
+        culprits = sorted(culprits, key=lambda c: -c[1])   # queued on the same worker
+        runs = ", ".join(f"{call(p)} {n} time{'s' if n > 1 else ''}" for p, n in culprits)
+        again = culprits[0][0]
+        also = "" if any(p == point for p, _ in culprits) else (
+            f"; the run {call(point)} was lost with them (a dying worker takes the results "
+            f"and the scattered data it holds)")
+        return RuntimeError(
+            f"sweep: worker processes died while they held these runs (running or queued, "
+            f"the most deaths first): {runs}: most likely a crash inside the run "
+            f"{call(again)} (out of memory, a segmentation fault, os._exit, or the process "
+            f"was killed){also}. Run {name}(X, y, **fixed, "
+            + ", ".join(f"{k}={v!r}" for k, v in again.items())
+            + ") in this process to see the error")
     if isinstance(exc, KilledWorker):
         tries = getattr(exc, "allowed_failures", None)
         return RuntimeError(
-            f"sweep: the run {name}(X, y, {where}) never finished: the worker process "
-            f"running it died{'' if tries is None else f' {tries + 1} times'} (a crash "
-            f"inside the run: out of memory, a segmentation fault, os._exit, or the "
-            f"process was killed). Run {name}(X, y, **fixed, {where}) in this process "
-            f"to see the error")
-    if isinstance(exc, CancelledError):
-        reason = getattr(exc, "reason", None)
-        reason = "Dask gave none" if reason in (None, "unknown") else reason
-        return RuntimeError(
-            f"sweep: the run {name}(X, y, {where}) was cancelled by Dask (reason: "
-            f"{reason}): its worker died or left the cluster together with "
-            f"every copy of the scattered data, or the client or scheduler shut down "
-            f"during the sweep; check the cluster's workers and run the sweep again")
-    return None
+            f"sweep: the run {call(point)} never finished: the worker process "
+            f"running it died{'' if tries is None else f' {tries + 1} times'} {crash}. "
+            f"Run {name}(X, y, **fixed, {where}) in this process to see the error")
+    reason = getattr(exc, "reason", None)
+    reason = "Dask gave none" if reason in (None, "unknown") else reason
+    return RuntimeError(
+        f"sweep: the run {call(point)} was cancelled by Dask (reason: "
+        f"{reason}): its worker died or left the cluster together with "
+        f"every copy of the scattered data, or the client or scheduler shut down "
+        f"during the sweep; check the cluster's workers and run the sweep again")
 
 
 #: what :func:`sweep` says when a script's worker processes would run the script again
@@ -408,16 +454,48 @@ MAIN_GUARD = (
     "running cluster. Notebooks need no guard.")
 
 
+def _is_main_test(node):
+    """Whether an ``if`` test is ``__name__ == "__main__"`` (either way round)."""
+    import ast
+
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.Eq)):
+        return False
+    sides = [node.left, node.comparators[0]]
+    return any(isinstance(a, ast.Name) and a.id == "__name__" for a in sides) and any(
+        isinstance(a, ast.Constant) and a.value == "__main__" for a in sides)
+
+
+def _guarded(source, line):
+    """Whether line ``line`` of a script lies inside a top-level ``if __name__ ==
+    "__main__":`` block (None when the source does not parse or no statement holds it)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for stmt in tree.body:
+        if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            return isinstance(stmt, ast.If) and _is_main_test(stmt.test) and \
+                any(b.lineno <= line <= (b.end_lineno or b.lineno) for b in stmt.body)
+    return None
+
+
 def _check_main_guard():
-    """RuntimeError(MAIN_GUARD) inside a spawned child that is importing the main script,
-    or, in the parent, when the main module is a script file whose source has no
-    ``__name__ == "__main__"`` test (before any process is started)."""
+    """RuntimeError(MAIN_GUARD), before any process is started, when the main module is a
+    script file whose top-level code calling this (the line of the script's module frame on
+    the stack) is not inside an ``if __name__ == "__main__":`` block: spawned workers would
+    run that line again. Without such a frame (a sweep from a thread, a callback), a script
+    whose source has no ``__name__ == "__main__"`` test at all is refused. Also raised in a
+    spawned child that is importing the main script (``__mp_main__``)."""
     import multiprocessing
     import re
 
     main = sys.modules.get("__main__")
-    if multiprocessing.parent_process() is not None and getattr(
-            main, "__name__", "") == "__mp_main__":
+    if getattr(main, "__name__", "") == "__mp_main__" or (
+            "__mp_main__" in sys.modules
+            and getattr(multiprocessing.current_process(), "_inheriting", False)):
         raise RuntimeError(MAIN_GUARD)
     path = getattr(main, "__file__", None)
     if path is None or not str(path).endswith(".py") or hasattr(sys, "ps1"):
@@ -426,6 +504,14 @@ def _check_main_guard():
         with open(path, encoding="utf-8") as f:
             source = f.read()
     except OSError:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>"
+                                     and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is not None:   # the script is running its top level: is this line guarded?
+        if _guarded(source, frame.f_lineno) is False:
+            raise RuntimeError(MAIN_GUARD)
         return
     if not re.search(r"__name__\s*==\s*['\"]__main__['\"]|['\"]__main__['\"]\s*==\s*__name__",
                      source):
@@ -524,7 +610,8 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
                 try:
                     out[i] = fut.result()
                 except Exception as e:
-                    lost = _lost_run(e, points[i], name)
+                    lost = _lost_run(e, points[i], name,
+                                     lambda: _culprits(client, futures, points))
                     if lost is not None:
                         raise lost from e
                     raise _with_point(e, points[i]) from None

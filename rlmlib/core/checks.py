@@ -192,3 +192,34 @@ def sigma_keyword(func):
         return func(*args, **kwargs)
 
     return wrapper
+
+
+KAPPA_MAX = 2.0 ** 52
+"""Largest condition number beta max||x||^2 / sigma of an l2 (or p-norm) regularized problem:
+the curvature of F lies in [sigma, L], L = beta R^2 + sigma, and the minimizer's relative
+forward error from rounding the data and the gradient is about kappa * 2^-52. At
+kappa >= 2^52 no digit of w* is determined in double precision (and L + sigma rounds to L: the
+regularization's curvature is below the rounding of the loss's)."""
+
+
+def check_condition(solver, sigma, R, beta):
+    """Refuse sigma below ``beta R^2 / KAPPA_MAX`` (R = max_i ||x_i||_2, ``beta`` the loss's
+    smoothness, 1 for a kinked loss): the problem's condition number ``beta R^2 / sigma``
+    must be at most 2^52 (``KAPPA_MAX``, DESIGN.md "Validated ranges"). One rule for every
+    solver whose sigma weighs a strongly convex penalty (``Problem.check_scale``; the l1
+    penalty adds no curvature and has none). Returns the condition number."""
+    r = R / math.sqrt(sigma)
+    kappa = beta * r * r  # inf, not OverflowError, when it overflows
+    if not kappa <= KAPPA_MAX:
+        need = beta * R * R / KAPPA_MAX
+        want = (f"expected sigma >= {need:.3g} for this X, or X scaled down" if
+                math.isfinite(need) else "max||x||^2 overflows: scale X down")
+        head = (f"sigma={_show_number(sigma)} is too small for X in {solver}" if
+                math.isfinite(need) else
+                f"X is too large for {solver} with sigma={_show_number(sigma)}")
+        raise ValueError(
+            f"{head}: the condition number "
+            f"beta max||x||^2 / sigma = {beta:.3g} * {R:.3g}^2 / {sigma:.3g} = {kappa:.3g} "
+            f"exceeds 2**52 (~4.5e15), beyond what double precision resolves (the "
+            f"minimizer's rounding error grows like kappa * 2**-52); {want}")
+    return kappa

@@ -10,10 +10,11 @@ import math
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
-from .checks import (STEPS_MAX, _is_real, _show, check_int, check_seed, check_sigma,
-                     check_steps)
-from .losses import LOSSES, loss_code, loss_task, loss_values
+from .checks import (STEPS_MAX, _is_real, _show, check_condition, check_int, check_seed,
+                     check_sigma, check_steps)
+from .losses import LOSSES, loss_code, loss_derivs, loss_task, loss_values
 from .pnorm import _scaled_norm
 from .order import COPY_FROM_EPOCHS, ORDERS, ExampleStream, check_order, permute_rows
 from .result import ConvergenceWarning, Result, warn_growth
@@ -184,8 +185,13 @@ class Problem:
         ||w||_2 over the run and its derivation ``why`` (e.g. '1/sqrt(sigma)'); ``extra``:
         further (value, description) the kernel forms, each <= 2^960. ``W=None``: the solver
         has no a-priori bound (its overflow is left to the divergence check); only a finite
-        row norm is required. Must be called before :meth:`run`. Returns R."""
+        row norm is required. Must be called before :meth:`run`. Returns R. First, unless the
+        penalty is l1 (no curvature), the condition number beta R^2 / sigma <= 2^52
+        (``check_condition``, one rule for every solver)."""
         R = self.R
+        if self.penalty != "l1" and math.isfinite(R):
+            beta = LOSSES[self.loss]["smoothness"]
+            check_condition(self.name, self.sigma, R, beta if math.isfinite(beta) else 1.0)
         if W is None:
             if not math.isfinite(R):
                 check_scale(self.rows, self.y, self.code, 1.0, "1", self.name,
@@ -387,9 +393,56 @@ class Problem:
                     check_end(lb, at_least=True)
         if not trace.lazy:
             check_end(float(trace.objective[-1]))
+        self._check_moved(w, params, _caller_level())
         return Result(w=w, solver=name, params=params, trace=trace,
                       classes=self.classes, info=info or {})
 
+    def _check_moved(self, w, params, stacklevel):
+        """ConvergenceWarning when a step setting too short to move w left it at its start:
+        some t0/step/eta/eta0 in ``params`` makes the first step eta_1 (1/(sigma t0) for t0)
+        at least 2^40 shorter than 1/L (L = beta R^2 + sigma), the end w is so close to
+        w = 0 that F(w) = F(0) to rounding (mean|l'(0)| m R ||w|| <= 2^-52 F(0)), and F could
+        drop by more than 2^-40 F(0) (||g||^2 / (2L), g = grad F(0), soft-thresholded by
+        sigma for the l1 penalty). Names those settings. O(n) unless all that holds up to
+        the gradient; then one pass over X. p = 2 only (r is not smooth for p < 2)."""
+        l1 = self.penalty == "l1"
+        beta = LOSSES[self.loss]["smoothness"]
+        R = self.R  # R * R, not R ** 2: inf rather than OverflowError (l1 rows may be huge)
+        L = (beta if math.isfinite(beta) else 1.0) * R * R + (0.0 if l1 else self.sigma)
+        short = [k for k in ("step", "eta", "eta0", "t0") if _is_real(params.get(k)) and
+                 (1.0 / (self.sigma * params[k]) if k == "t0" else params[k]) * L
+                 <= 2.0 ** -40]
+        if not short or self.p != 2.0:
+            return
+        F0 = self.F0
+        if not F0 > 0.0:
+            return
+        M = float(np.max(np.abs(w))) if w.size else 0.0
+        norm = M * math.sqrt(float(np.sum(np.square(w / M)))) if M > 0.0 else 0.0
+        z = np.zeros(self.m)
+        d = loss_derivs(self.code, z, self.y, np.empty_like(z)) / self.m
+        if float(np.sum(np.abs(d))) * self.R * norm > 2.0 ** -52 * F0:
+            return  # F(w) differs from F(0) by more than its rounding: the run moved
+        r = self.rows
+        A = (r.data.reshape(self.m, self.n) if is_compact(r) else
+             sp.csr_matrix((r.data, r.indices, r.indptr), shape=(self.m, self.n)))
+        g = np.asarray(A.T @ d).ravel()
+        if l1:
+            g = np.sign(g) * np.maximum(np.abs(g) - self.sigma, 0.0)
+        gn = float(np.linalg.norm(g))
+        drop = gn * gn / (2.0 * L) if L > 0.0 else 0.0
+        if not drop > 2.0 ** -40 * F0:
+            return  # w = 0 is (numerically) optimal: not moving is right
+        warnings.warn(ConvergenceWarning(
+            f"{self.name} did not move: it ended at ||w|| = {norm:.3g} from its start w = 0, "
+            f"F(w) = F(0) = {F0:.6g} to rounding, while ||grad F(0)|| = {gn:.3g}"
+            f"{' beyond sigma' if l1 else ''} (F can drop by at least {drop:.3g}); the step "
+            f"setting {', '.join(f'{k}={params[k]!r}' for k in short)} makes the steps at "
+            f"least 2**40 shorter than 1/L = {1.0 / L:.3g}: pass a "
+            f"{'smaller' if short[0] == 't0' else 'larger'} {short[0]}"
+            + (" (the solver's default choice)" if any(params.get(f) is True for f in (
+                "t0_heuristic", "t0_selected", "default")) else "")),
+            stacklevel=stacklevel + 1)
 
 def _caller_level():
     """The ``stacklevel`` of the first frame outside rlmlib, counted from the function that

@@ -461,12 +461,13 @@ def precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
         return _precondition(X, sigma=sigma, beta=beta, m=m, seed=seed, loss=loss)
 
 
-def _check_gram_scale(rows):
+def _check_gram_scale(rows, caller="precondition"):
     """ValueError when X^T X / m (entries up to max ||x_i||^2) would overflow, before the
-    eigendecomposition (which would fail with numpy's LinAlgError on its inf entries)."""
+    eigendecomposition (which would fail with numpy's LinAlgError on its inf entries);
+    ``caller`` is the public function the user called."""
     R = max_row_norm(rows)
     if not R * R * max(1, rows.n_features) < 2.0 ** 1000:
-        raise ValueError(f"X is too large for precondition: max ||x_i|| = {R:.3g}, so the "
+        raise ValueError(f"X is too large for {caller}: max ||x_i|| = {R:.3g}, so the "
                          f"entries of X^T X (up to max ||x_i||^2 = {R * R:.3g}) and its "
                          f"eigenvalues overflow; expected max ||x_i||^2 * n below 2**1000 "
                          f"(~1e301): scale X down")
@@ -603,8 +604,11 @@ def numerical_rank(eigenvalues, ratio):
     ratio = check_positive("ratio", ratio)
     if c.ndim != 1:
         raise ValueError(f"eigenvalues must be a 1-D array, got shape {c.shape}")
-    if (c < 0).any() or not np.isfinite(c).all():
-        raise ValueError("eigenvalues must be finite and >= 0")
+    bad = np.flatnonzero(~(np.isfinite(c) & (c >= 0)))
+    if bad.size:
+        more = f" ({bad.size} such values)" if bad.size > 1 else ""
+        raise ValueError(f"eigenvalues must be finite and >= 0, got eigenvalues[{bad[0]}] = "
+                         f"{float(c[bad[0]])!r}{more}")
     return _gamma(c, ratio)
 
 
@@ -665,7 +669,7 @@ def incoherence(X, *, sigma, beta):
     if rows.n_features > EXACT_MAX_FEATURES:
         raise ValueError(f"incoherence needs an SVD of the dense data; n = "
                          f"{rows.n_features} features is above {EXACT_MAX_FEATURES}")
-    _check_gram_scale(rows)
+    _check_gram_scale(rows, "incoherence")
     m = n_rows(rows)
     D = M.toarray() if rows.sparse else np.asarray(M, dtype=np.float64)
     with _one_blas_thread():
@@ -739,6 +743,7 @@ def condition_numbers(X, *, sigma, beta, loss, m=None, seed=0, precondition=None
     L = LOSSES[loss]["smoothness"]
     rows = as_rows(X)
     if precondition is None:
+        _check_gram_scale(rows, "condition_numbers")   # named here, not as precondition's
         if m is None and rows.n_features > EXACT_MAX_FEATURES:
             m = min(n_rows(rows), 500)
         precondition = globals()["precondition"](X, sigma=sigma, beta=beta, m=m, seed=seed)

@@ -718,7 +718,9 @@ def check_step_args(w, x, y, eta, sigma, loss, method, copy=True):
     Raises
     ------
     ValueError
-        For a bad argument (named in the message).
+        For a bad argument (named in the message; a non-finite entry by index and value).
+    TypeError
+        For w or x that do not hold real numbers (complex values are refused, not cast).
 
     Examples
     --------
@@ -742,6 +744,12 @@ def _checked(w, x, y, eta, sigma, loss, method, copy):
     method_code = METHODS[check_choice("method", method, tuple(METHODS))]
     eta = check_positive("eta", eta)
     sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
+    for arg, v in (("w", w), ("x", x)):  # before float64 drops an imaginary part in silence
+        kind = v.dtype.kind if isinstance(v, np.ndarray) else np.asarray(v).dtype.kind
+        if kind not in "biuf":
+            raise TypeError(f"{arg} must hold real numbers, got an array of dtype "
+                            f"{np.asarray(v).dtype}" + ("; complex values are refused: pass "
+                            "the real part or the modulus explicitly" if kind == "c" else ""))
     w = np.array(w, dtype=np.float64) if copy else np.ascontiguousarray(w, dtype=np.float64)
     x = np.ascontiguousarray(x, dtype=np.float64)
     if w.ndim != 1 or x.ndim != 1:
@@ -750,7 +758,10 @@ def _checked(w, x, y, eta, sigma, loss, method, copy):
         raise ValueError(f"x must have the length of w ({w.shape[0]}); got length {x.shape[0]}")
     Mw, Mx, z = _max_abs(w, x)  # one pass over both; NaN and inf come out as inf
     if not (Mw < math.inf and Mx < math.inf):
-        raise ValueError("w and x must be finite (no NaN or inf)")
+        arg, v = ("w", w) if not Mw < math.inf else ("x", x)
+        j = int(np.flatnonzero(~np.isfinite(v))[0])
+        raise ValueError(f"{arg} must be finite (no NaN or inf); got {arg}[{j}] = "
+                         f"{float(v[j])!r}")
     if not (isinstance(y, (int, float, np.integer, np.floating)) and math.isfinite(y)):
         raise ValueError(f"y must be a finite real number; got {y!r}")
     y = float(y)
@@ -819,6 +830,8 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
         For eta <= 0, sigma < 0, an unknown loss or method, x of the wrong length, non-finite
         entries, a label other than +-1 for a classification loss, or x beyond the step's
         range (eta max x_j^2 n or max|w_j| max|x_j| n above 2**1020).
+    TypeError
+        For w or x that do not hold real numbers (complex values are refused, not cast).
 
     Notes
     -----

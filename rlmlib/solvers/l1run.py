@@ -166,5 +166,10 @@ def run_l1(name, kernel, X, y, *, sigma, eta=None, epochs, loss, schedule=None, 
               **(own_params or {})}
     hint = (f"eta={eta:.6g}: the steps are too long for these rows (max||x|| = {p.R:.3g}); "
             f"use a smaller eta")
+    if name == "isgd":  # its loss step is implicit (stable for every eta); the l1 step is not
+        hint = (f"eta={eta:.6g}: isgd's l1 step v - eta sigma sign(v) is not clipped at zero, "
+                f"so a coordinate whose optimum is 0 swings around it by up to eta*sigma = "
+                f"{eta * p.sigma:.3g} (sigma ||w||_1 up to {p.sigma * eta * p.sigma * p.n:.3g})"
+                f"; use a smaller eta or schedule='invsqrt'")
     return p.run(steps, lambda: settled(w, last, state[0]), params, state=lambda: (w,),
                  hint=hint)

@@ -91,9 +91,12 @@ def _variable_scale(rows, w_init):
 
 
 def _scaled(fun, v, c):
-    """F and its gradient in v = c w."""
+    """F and its gradient in v = c w. At a far trial point of the line search (c ~ 2^-660
+    for rows of norm 1e-200) g / c may overflow: inf tells L-BFGS-B to step back, and
+    numpy's RuntimeWarning would reach the user's stderr."""
     f, g = fun(v / c)
-    return f, g / c
+    with np.errstate(over="ignore"):
+        return f, g / c
 
 
 def _conditioning_note(rows, code, sigma):

@@ -30,7 +30,7 @@ from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem
 from .l1 import soft
-from .vr import RENORM, row_norms2, warn_step_limit
+from .vr import RENORM, check_curvature, row_norms2, warn_step_limit
 
 PENALTIES = ("l2", "l1")
 
@@ -102,6 +102,7 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
         P.check_scale(P.F0 / P.sigma, "F(0) / sigma")
     sigma, m, n = P.sigma, P.m, P.n
     Lmax = LOSSES[loss]["smoothness"] * float(row_norms2(P.rows).max())
+    check_curvature("saga", Lmax, "L_max = max_i smoothness * ||x_i||^2")
     if step is None:
         step = 1.0 / (3.0 * Lmax) if Lmax > 0.0 else 1.0
     else:

@@ -109,7 +109,9 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     P = Problem("sdca", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
                 orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
                 progress=progress, losses=SDCA_LOSSES)
-    P.check_scale(*P.minimizer_bound())
+    # ||x_i||^2 / (sigma m) is each coordinate's curvature: an infinite one freezes alpha_i
+    P.check_scale(*P.minimizer_bound(), extra=((P.R * P.R, "max||x_i||^2 (the dual "
+                                                "coordinates' curvature)"),))
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
     sigma, m, n, code, yf, dense = P.sigma, P.m, P.n, P.code, P.y, P.dense

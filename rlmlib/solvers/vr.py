@@ -97,6 +97,8 @@ def solver_setup(name, prob, step, precondition):
         # phihat_i'' = 1 - shift_i exactly
         curv = np.abs(1.0 - shift) if loss == "squared" else np.maximum(shift, L - shift)
     Lmax = float(np.max(curv * norms2)) + rho
+    check_curvature(name, Lmax, "L_max = max_i smoothness * ||x_i||^2 + sigma"
+                    + (", preconditioned" if P is not None else ""))
     if step is None:
         step = 1.0 / Lmax
     else:
@@ -106,6 +108,16 @@ def solver_setup(name, prob, step, precondition):
     return dict(code=code, sigma=sigma, rows=rows, y=yf, classes=classes, m=m, U=U,
                 Q=np.ascontiguousarray(Q), e=np.ascontiguousarray(e), alpha2=float(alpha2),
                 rho=float(rho), shift=shift, step=float(step), Lmax=Lmax, task=prob.task)
+
+
+def check_curvature(name, Lmax, what):
+    """ValueError, before the run, when the largest curvature L_max of one term (``what``
+    says how it is formed) is beyond 2^960: the default step 1/L_max would be 0 or
+    subnormal, and the run would return w = 0 without a word (X * 1e200 did)."""
+    if not Lmax <= 2.0 ** 960:
+        raise ValueError(f"X is too large for {name}: {what} = {Lmax:.3g}, beyond 2**960, so "
+                         f"the step 1/L_max underflows and w would not move from 0; scale X "
+                         f"down")
 
 
 def warn_step_limit(name, step, Lmax, what, default):
