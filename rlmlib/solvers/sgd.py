@@ -88,7 +88,10 @@ def t0_heuristic(sigma, loss, row_norm=1.0):
     So t0 is Bottou's t0 at σ' = σ/R² (the first step on w is η0'/R²). For a loss that is not
     Lipschitz but β-smooth (squared hinge, squared: β = 1) the first step is moreover capped
     at 1/L, L = β R² + σ, the example objective's smoothness, so every step is within the
-    stability limit 2/L: t0 >= L/σ. With R <= 1 this is Bottou's t0 unchanged.
+    stability limit 2/L: t0 >= L/σ. With R <= 1 this is Bottou's t0 unchanged. The
+    exponential loss (neither Lipschitz nor smooth) would give |ℓ'(−typw)| = e^typw and steps
+    too short to move (t0 = 1.2e272 at σ = 1e-8, R = 4.7e3): it takes the hinge's offset
+    1/(typw σ'), with the first step within 1/L of its curvature at w = 0, L = R² + σ.
 
     Parameters
     ----------
@@ -126,8 +129,14 @@ def t0_heuristic(sigma, loss, row_norm=1.0):
     s = sigma / R2   # sigma of the rescaled problem (rows of norm <= 1)
     typw = math.sqrt(1.0 / math.sqrt(s))
     # t0 = max(1, |loss'|) / (typw s), in an order that cannot underflow to 1/0
-    t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / s
     spec = LOSSES[loss]
+    if math.isinf(spec["smoothness"]) and math.isinf(spec["lipschitz"]):
+        # the exponential loss: |loss'(-typw)| = e^typw would stop every step (t0 = 1e272
+        # at sigma = 1e-8 on rows of norm 4.7e3, a run that never moves); take the hinge's
+        # offset, and the first step within 1/L of the loss's curvature at w = 0 (1 R^2)
+        t0 = max(1.0 / typw / s, (R2 + sigma) / sigma)
+    else:
+        t0 = max(1.0, abs(loss_deriv(loss_code(loss), -typw, 1.0))) / typw / s
     if not spec["lipschitz"] <= 1.0 and math.isfinite(spec["smoothness"]):
         t0 = max(t0, (spec["smoothness"] * R2 + sigma) / sigma)   # first step <= 1/L
     if not math.isfinite(t0):
