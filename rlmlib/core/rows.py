@@ -6,12 +6,9 @@ a CSR *view* of itself (``data = X.ravel()`` without a copy, ``indices`` repeati
 ``0..n-1``), the indirection scikit-learn's ``ArrayDataset`` uses, so one kernel serves dense
 and sparse input. Scalar arguments are checked in :mod:`rlmlib.core.checks`.
 """
-import itertools
 import math
-import threading
 from collections import namedtuple
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -336,7 +333,7 @@ def _csr_rows(X, name):
     indptr, indices, nnz, m, n = _compressed_arrays(X, name)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-    fault, pos, R, nsub, nzero, canonical = scan_csr(data, indices, indptr.view(np.uint64),
+    fault, pos, R, nsub, nzero, canonical = _scan_csr(data, indices, indptr.view(np.uint64),
                                                np.uint64(m), np.uint64(n))
     if 1 <= fault <= 3:
         _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
@@ -396,26 +393,33 @@ def _fold_row(data, a, b, acc, A, Rs, bad):
     return A, max(Rs, r), bad
 
 
-@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
-def _scan_block(data, indices, indptr, r0, r1, nnz):
-    """The validation pass over CSR rows r0..r1-1 (the loop of :func:`_scan_csr`, one block
-    of :func:`_scan_csr_par`): (first i + 1 with indptr[i + 1] < indptr[i] or beyond nnz, or
-    0; A; Rs; bad; n_subnormal; n_zero; descents; lo; hi) as :func:`_fold_row` and
-    :func:`_scan_csr` define them. A block stops at its first structure fault, before
-    reading data through it; its other results are then meaningless."""
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def _scan_csr(data, indices, indptr, m, n):
+    """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
+    and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
+    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1 indptr[0]
+    != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
+    outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
+    ||x_i||_2 (inf beyond the double range), n_subnormal the count of non-zero
+    |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical whether every row's columns strictly increase (no duplicates)."""
+    nnz = np.uint64(data.shape[0])
     A = 0.0
     Rs = 0.0
     nsub = 0
     nzero = 0
+    if indptr[0] != 0:
+        return 1, np.int64(0), 0.0, nsub, nzero, True
+    if indptr[m] != nnz:
+        return 3, np.int64(m), 0.0, nsub, nzero, True
     lo = np.int64(0)
     hi = np.int64(0)
     descents = 0
     bad = np.int64(-1)
-    for i in range(r0, r1):
+    for i in range(m):
         a = indptr[i]
         b = indptr[i + 1]
-        if b < a or b > nnz:  # also when indptr[i] itself is beyond nnz (then b < a or > nnz)
-            return np.int64(i + 1), A, Rs, bad, nsub, nzero, descents, lo, hi
+        if b < a or b > nnz:
+            return 2, np.int64(i + 1), 0.0, nsub, nzero, True
         acc = 0.0
         ns = 0
         nz = 0
@@ -436,15 +440,6 @@ def _scan_block(data, indices, indptr, r0, r1, nnz):
         nzero += nz
         descents += u
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
-    return np.int64(0), A, Rs, bad, nsub, nzero, descents, lo, hi
-
-
-@njit(cache=True)
-def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents, lo, hi):
-    """(fault, pos, R, n_subnormal, n_zero, canonical) of :func:`_scan_csr` from the
-    results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad, or 0)."""
-    if row_fault > 0:  # the rows before it were scanned, not the others: no counts
-        return 2, row_fault, 0.0, 0, 0, True
     R = max(math.sqrt(A), Rs)
     if lo < 0 or hi >= np.int64(n):
         for j in range(data.shape[0]):  # locate the first fault (only on the error path)
@@ -454,89 +449,6 @@ def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents
     if bad >= 0:
         return 5, bad, R, nsub, nzero, True
     return 0, np.int64(0), R, nsub, nzero, descents == 0
-
-
-@njit(cache=True)
-def _scan_csr(data, indices, indptr, m, n):
-    """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
-    and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
-    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1
-    indptr[0] != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a
-    column index outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win; the
-    first in storage order). R = max_i ||x_i||_2 (inf beyond the double range), n_subnormal
-    the count of non-zero |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical
-    whether every row's columns strictly increase (no duplicates)."""
-    nnz = np.uint64(data.shape[0])
-    if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, 0, 0, True
-    if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, 0, 0, True
-    f, A, Rs, bad, nsub, nzero, descents, lo, hi = _scan_block(
-        data, indices, indptr, np.int64(0), np.int64(m), nnz)  # the types of the blocks'
-    return _scan_verdict(data, indices, n, f, A, Rs, bad, nsub, nzero, descents, lo, hi)
-
-
-def _scan_csr_par(data, indices, indptr, m, n, threads, blocks):
-    """:func:`_scan_csr` with its rows cut into ``blocks`` equal runs that ``threads``
-    Python threads (this one and ``threads - 1`` started here) take one after the other
-    and scan with the GIL released, bit for bit the same result: each row is summed by the
-    same compiled loop (:func:`_scan_block`), the blocks' results are combined by max (A,
-    Rs, lo, hi: exact in any order) and integer sums, and the first fault / NaN position
-    is the lowest block's that has one. Plain threads, not numba's threading layer: GNU
-    OpenMP's spinning threads cost several times the pass on a loaded machine, and a
-    process that used it cannot fork (multiprocessing) any more."""
-    nnz = np.uint64(data.shape[0])
-    if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, 0, 0, True
-    if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, 0, 0, True
-    m = int(m)
-    step = -(-m // blocks)
-    out = [None] * blocks
-    take = itertools.count()  # next() is atomic under the GIL: each block scanned once
-
-    def work():
-        for k in iter(take.__next__, None):
-            if k >= blocks:
-                return
-            r0 = min(m, k * step)
-            out[k] = _scan_block(data, indices, indptr, np.int64(r0),
-                                 np.int64(min(m, r0 + step)), nnz)
-
-    helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
-    for t in helpers:
-        t.start()
-    work()
-    for t in helpers:
-        t.join()
-    f = next((o[0] for o in out if o[0] > 0), 0)
-    bad = next((o[3] for o in out if o[3] >= 0), -1)
-    return _scan_verdict(data, indices, n, np.int64(f), max(o[1] for o in out),
-                         max(o[2] for o in out), np.int64(bad), sum(o[4] for o in out),
-                         sum(o[5] for o in out), sum(o[6] for o in out),
-                         np.int64(min(o[7] for o in out)), np.int64(max(o[8] for o in out)))
-
-
-#: non-zeros from which the validation pass of CSR rows runs on several threads (below,
-#: starting them costs more than they save: see DESIGN.md, "One validation pass")
-PARALLEL_NNZ = 2_000_000
-#: row blocks per thread: a thread that the machine's load holds back leaves its blocks
-#: to the others
-BLOCKS_PER_THREAD = 4
-
-
-def scan_csr(data, indices, indptr, m, n, parallel=None):
-    """:func:`_scan_csr`'s result, computed on ``numba.get_num_threads()`` threads by
-    :func:`_scan_csr_par` when ``parallel`` (default: from :data:`PARALLEL_NNZ` non-zeros,
-    when numba may use more than one thread)."""
-    threads = numba.get_num_threads()
-    if parallel is None:
-        parallel = data.shape[0] >= PARALLEL_NNZ and threads > 1 and m > 1
-    if parallel:
-        threads = max(2, threads)
-        return _scan_csr_par(data, indices, indptr, m, n, threads,
-                             BLOCKS_PER_THREAD * threads)
-    return _scan_csr(data, indices, indptr, m, n)
 
 
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
@@ -740,7 +652,7 @@ def row_scale(rows):
         m = rows.data.shape[0] // n
         bad, R, nsub, nzero = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, nzero, _ = scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
+        _, _, R, nsub, nzero, _ = _scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
                                      np.uint64(n_rows(rows)), np.uint64(rows.n_features))
     return _stats(rows.data, R, nsub, nzero)
 

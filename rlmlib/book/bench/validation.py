@@ -13,10 +13,6 @@ alternately with it, median over repetitions of the per-repetition ratio:
   validation pass: argument checks, F(0), the order, the end checks, the Result);
 - ``rlmlib.svmsgd2(X, y, sigma=1e-4, epochs=1, t0=1e4, order="cyclic")``: the same.
 
-The validation pass runs on ``numba.get_num_threads()`` threads (two here) from 2,000,000
-non-zeros (``rlmlib.core.rows.PARALLEL_NNZ``); the SpMV on one. The CPU-time ratios count
-all threads of the process.
-
 The machine these were written on is shared (2 cores, several engineers): ratios within one
 run are what to compare, never seconds across runs.
 """
@@ -31,11 +27,9 @@ SIGMA = 1e-4
 def measure(X, y, reps=9, clock=time.perf_counter):
     """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps, rest), 'svmsgd2':
     (whole, steps, rest), 'spmv_seconds': s, 'reps': reps}, timed by ``clock``
-    (``time.process_time``, the CPU time of all threads of this process, is less disturbed
-    by other processes than the wall clock and counts the threads of the parallel
-    validation pass, which ``time.thread_time`` would miss; the steps' own time is
-    ``res.trace.seconds``, wall clock, so their ratio and the rest are reported only with
-    the wall clock)."""
+    (``time.thread_time``, the CPU time of this thread, is less disturbed by other processes
+    than the wall clock; the steps' own time is ``res.trace.seconds``, wall clock, so their
+    ratio and the rest are reported only with the wall clock)."""
 
     def _timed(f):
         t = clock()
@@ -76,8 +70,7 @@ def measure(X, y, reps=9, clock=time.perf_counter):
         steps_k = float(np.median(steps[k])) if steps[k] else float("nan")
         # neither the steps nor the validation pass (medians; noisy on a loaded machine)
         out[k] = (whole, steps_k, whole - steps_k - out["check"])
-    out["clock"] = ("wall clock" if clock is time.perf_counter else
-                    "process CPU time, all threads")
+    out["clock"] = "wall clock" if clock is time.perf_counter else "thread CPU time"
     return out
 
 
@@ -104,7 +97,7 @@ def main():
 
     d = synthetic.rcv1_like(m=a.rows, n=47_236, seed=0)
     report(measure(d.X, d.y, a.reps))
-    report(measure(d.X, d.y, a.reps, clock=time.process_time))
+    report(measure(d.X, d.y, a.reps, clock=time.thread_time))
 
 
 if __name__ == "__main__":
