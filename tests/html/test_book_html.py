@@ -155,6 +155,16 @@ def test_page(browser, server, page):
         return bad;
     """)
     assert not raw, f"{page}: untypeset TeX in the text: {raw[:5]}"
+    # code and printed output: 88 columns must fit the column (nothing scrolls sideways)
+    scrolls = browser.execute_script("""
+        for (const d of document.querySelectorAll('details')) d.open = true;
+        return Array.from(document.querySelectorAll('main pre'))
+          .filter(p => p.offsetParent !== null && p.scrollWidth > p.clientWidth + 1)
+          .map(p => [p.scrollWidth, p.clientWidth, p.textContent.split('\\n')
+                     .reduce((a, l) => l.length > a.length ? l : a, '').slice(0, 60)]);
+    """)
+    assert not scrolls, (f"{page}: {len(scrolls)} code or output blocks scroll sideways at "
+                         f"1280 px (needed / available px, longest line): {scrolls[:3]}")
     # images present and loaded (wait for lazy ones briefly)
     deadline = time.time() + 10
     while True:
@@ -310,3 +320,13 @@ def test_code_and_printed_output_fit(page):
     bad = long_pre_lines((HTML / page).read_text(encoding="utf8"))
     assert not bad, f"{page}: {len(bad)} lines over 88 columns, e.g. " + "; ".join(
         f"{'output' if out else 'code'}: {line[:70]}..." for out, line in bad[:5])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_markdown_tables_in_outputs_are_tables(page):
+    """A table a cell displays (display(Markdown(...))) is rendered as a table, not as a
+    paragraph of pipes (MyST-NB reads such output as CommonMark, which has no tables, unless
+    nb_render_markdown_format says otherwise: _config.yml)."""
+    text = (HTML / page).read_text(encoding="utf8")
+    assert "|—|" not in text and "<p>| " not in text, (
+        f"{page}: a Markdown table printed as text (a paragraph starting with '| ')")
