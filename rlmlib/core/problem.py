@@ -417,8 +417,8 @@ class Problem:
         F0 = self.F0
         if not F0 > 0.0:
             return
-        M = float(np.max(np.abs(w))) if w.size else 0.0
-        norm = M * math.sqrt(float(np.sum(np.square(w / M)))) if M > 0.0 else 0.0
+        M, nu = _scaled_norm(w, 2.0)  # ||w|| = M nu, as the end check above
+        norm = M * nu
         z = np.zeros(self.m)
         d = loss_derivs(self.code, z, self.y, np.empty_like(z)) / self.m
         if float(np.sum(np.abs(d))) * self.R * norm > 2.0 ** -52 * F0:

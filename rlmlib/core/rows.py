@@ -401,7 +401,8 @@ def _scan_csr(data, indices, indptr, m, n):
     != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
     outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
     ||x_i||_2 (inf beyond the double range), n_subnormal the count of non-zero
-    |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical whether every row's columns strictly increase (no duplicates)."""
+    |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical whether every row's
+    columns strictly increase (no duplicates)."""
     nnz = np.uint64(data.shape[0])
     A = 0.0
     Rs = 0.0
@@ -652,8 +653,10 @@ def row_scale(rows):
         m = rows.data.shape[0] // n
         bad, R, nsub, nzero = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, nzero, _ = _scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
-                                     np.uint64(n_rows(rows)), np.uint64(rows.n_features))
+        _, _, R, nsub, nzero, _ = _scan_csr(rows.data, rows.indices,
+                                            rows.indptr.view(np.uint64),
+                                            np.uint64(n_rows(rows)),
+                                            np.uint64(rows.n_features))
     return _stats(rows.data, R, nsub, nzero)
 
 

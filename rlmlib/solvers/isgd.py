@@ -46,7 +46,17 @@ def isgd(X, y, *, sigma, eta=None, epochs, loss, schedule=None, seed=0, order="r
          n_checkpoints=None, X_test=None, y_test=None, progress=False):
     return run_l1("isgd", isgd_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
-                  X_test=X_test, y_test=y_test, progress=progress, zeros_absent=True)
+                  X_test=X_test, y_test=y_test, progress=progress, zeros_absent=True,
+                  hint=_hint)
+
+
+def _hint(p, eta):
+    """Why an isgd run ends above F(0): its loss step is implicit (stable for every eta),
+    its l1 step is not clipped at zero."""
+    return (f"eta={eta:.6g}: isgd's l1 step v - eta sigma sign(v) is not clipped at zero, "
+            f"so a coordinate whose optimum is 0 swings around it by up to eta*sigma = "
+            f"{eta * p.sigma:.3g} (sigma ||w||_1 up to {p.sigma * eta * p.sigma * p.n:.3g})"
+            f"; use a smaller eta or schedule='invsqrt'")
 
 
 isgd.__doc__ = solver_doc(

@@ -121,12 +121,14 @@ def l1_objective(X, y, w, *, sigma, loss):
 @sigma_keyword
 def run_l1(name, kernel, X, y, *, sigma, eta=None, epochs, loss, schedule=None, seed=0,
            order="reshuffle", n_checkpoints=None, X_test=None, y_test=None, progress=False,
-           own=None, own_params=None, zeros_absent=False):
+           own=None, own_params=None, zeros_absent=False, hint=None):
     """Run the l1 method ``name`` whose loop kernel is ``kernel(data, indices, indptr, y, w,
     last, state, order, start, stop, t_first, eta0, sched, sigma, code, look_ahead,
     *own(p))``: ``own(problem)`` returns the method's further kernel arguments (after the
     checks), ``own_params`` its hyperparameters for ``res.params``; ``zeros_absent``: run on
-    the rows without their stored zeros (:func:`without_stored_zeros`). The checks (sigma >= 0,
+    the rows without their stored zeros (:func:`without_stored_zeros`); ``hint(p, eta)``:
+    the solver's own likely cause when the run ends above F(0) (default: steps too long for
+    the rows). The checks (sigma >= 0,
     eta, schedule, then everything ``Problem`` checks), the scale bound and the run are
     shared. ``eta`` None: DEFAULT_ETA / L with ``schedule`` (None: 'slow_invsqrt');
     ``schedule`` None with a given eta: 'constant'; ``p.eta`` holds the eta used."""
@@ -164,12 +166,8 @@ def run_l1(name, kernel, X, y, *, sigma, eta=None, epochs, loss, schedule=None, 
     params = {"sigma": p.sigma, "eta": eta, "epochs": p.epochs, "loss": loss,
               "schedule": schedule, "default": default, "seed": p.seed, "order": p.order,
               **(own_params or {})}
-    hint = (f"eta={eta:.6g}: the steps are too long for these rows (max||x|| = {p.R:.3g}); "
-            f"use a smaller eta")
-    if name == "isgd":  # its loss step is implicit (stable for every eta); the l1 step is not
-        hint = (f"eta={eta:.6g}: isgd's l1 step v - eta sigma sign(v) is not clipped at zero, "
-                f"so a coordinate whose optimum is 0 swings around it by up to eta*sigma = "
-                f"{eta * p.sigma:.3g} (sigma ||w||_1 up to {p.sigma * eta * p.sigma * p.n:.3g})"
-                f"; use a smaller eta or schedule='invsqrt'")
+    why = (hint(p, eta) if hint is not None else
+           f"eta={eta:.6g}: the steps are too long for these rows (max||x|| = {p.R:.3g}); "
+           f"use a smaller eta")
     return p.run(steps, lambda: settled(w, last, state[0]), params, state=lambda: (w,),
-                 hint=hint)
+                 hint=why)

@@ -238,8 +238,7 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     the gaps are 0.16 (60 × 5) and 0.022 (breast cancer) on the squared hinge, up to 1.09
     on the random problems (58 of 120 above 1e-2; logistic up to 0.047), and averaging the
     iterates (Polyak's, of the epochs' ends, or of the run's last half) left 0.02 – 0.16 on
-    the 60 × 5 case. The
-    average of 40 examples' secants (Schraudolph et al.'s mini-batch pairs, here for y
+    the 60 × 5 case. The average of 40 examples' secants (Schraudolph et al.'s mini-batch pairs, here for y
     only: the gradient stays one example's) removes that noise; forming a pair only every
     4th step (as Byrd et al.'s SQN forms its pairs every L steps) keeps its cost at
     3 · 40 / 4 = 30 row operations per step. What is left is not the pairs' noise: exact
@@ -249,9 +248,9 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     η0 t0/(t0 + t) made it worse. Holding H fixed over each epoch (so that a reshuffled
     pass is an incremental gradient method with one preconditioner) brought the 60 × 5
     squared hinge to 1e-4 but left breast cancer at 0.03 – 0.06 (memory 10 < n = 30: H is
-    h0 I on the directions no pair spans for a whole epoch), so it is not used. ``eta0`` and ``damping`` do not help the paper's pairs
-    either (the squared hinge diverges for t0 <= 1e4; damping 0.1 – 1 leaves gaps
-    0.3 – 1e5).
+    h0 I on the directions no pair spans for a whole epoch), so it is not used. ``eta0``
+    and ``damping`` do not help the paper's pairs either (the squared hinge diverges for
+    t0 <= 1e4; damping 0.1 – 1 leaves gaps 0.3 – 1e5).
 
     Cost of the default pairs (machine loaded, medians of alternated runs): at
     n = 47,236 with 76 non-zeros per row a step took 0.70 × the time of the paper's step
