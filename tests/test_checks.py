@@ -553,3 +553,219 @@ def test_svmsgd2_loop_copies_agree(loss):
                           10.0, 3, loss_code(loss), rows.indices.shape[0] == 7, look)
             out.append(w)
     assert all(np.array_equal(out[0], w) for w in out[1:]) and np.abs(out[0]).max() > 0
+
+
+def _random_csr(seed, m=403, n=57, density=0.08):
+    """Random CSR whose rows exercise every branch of the validation pass: empty rows,
+    stored zeros, subnormal entries, rows whose squares overflow or underflow (read again,
+    scaled), unsorted and duplicate columns."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(m, n, density=density, format="csr", random_state=rng,
+                  data_rvs=rng.standard_normal)
+    X.data[rng.random(X.nnz) < 0.05] = 0.0
+    X.data[rng.random(X.nnz) < 0.01] = 5e-320
+    for i, s in zip(rng.choice(m, 6, replace=False), [1e200, 1e-200, 1e-160, 1e160, 1e-310,
+                                                      1e300]):
+        X.data[X.indptr[i]:X.indptr[i + 1]] *= s
+    return X
+
+
+def _scan_args(X, data=None, indices=None, indptr=None):
+    from rlmlib.core.rows import np as _np  # the module's own numpy, as its callers do
+
+    data = X.data.astype(np.float64) if data is None else data
+    indices = X.indices if indices is None else indices
+    indptr = (X.indptr if indptr is None else indptr).astype(np.int64)
+    return (data, indices, indptr.view(_np.uint64), np.uint64(X.shape[0]),
+            np.uint64(X.shape[1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parallel_validation_pass_is_the_serial_one_bit_for_bit(seed):
+    """Row blocks scanned on numba threads give the serial pass's result exactly: R to the
+    last bit (each row summed by the same loop, blocks combined by max), the counts, the
+    canonical flag, whatever the number of blocks (more blocks than rows too)."""
+    from rlmlib.core.rows import _scan_csr, _scan_csr_par
+
+    X = _random_csr(seed)
+    args = _scan_args(X)
+    ref = _scan_csr(*args)
+    assert ref[0] == 0 and 0 < ref[2] < np.inf and ref[3] > 0 and ref[4] > 0
+    R = max(np.linalg.norm(X[i].toarray() / 1e150) * 1e150 for i in range(X.shape[0]))
+    assert ref[2] == pytest.approx(R, rel=1e-13)  # the pass measures what it says
+    for threads, blocks in [(2, 2), (2, 3), (3, 4), (2, 7), (4, 16), (2, 1000)]:
+        assert _scan_csr_par(*args, threads, blocks) == ref
+    Y = X.copy()
+    Y.indices[Y.indptr[200]:Y.indptr[201]] = Y.indices[Y.indptr[200]:Y.indptr[201]][::-1]
+    ref = _scan_csr(*_scan_args(Y))
+    assert ref[5] is False or not ref[5]
+    for blocks in (2, 3, 8):
+        assert _scan_csr_par(*_scan_args(Y), 2, blocks) == ref
+
+
+def _plant(data, indices, indptr, shape, kind, row, rng):
+    """(data, indices, indptr) of a CSR matrix with one more fault, planted in row ``row``
+    (whose indptr entries are still sound)."""
+    data, indices, indptr = data.copy(), indices.copy(), indptr.copy()
+    a, b = indptr[row], indptr[row + 1]
+    j = a + rng.integers(b - a)
+    if kind == "nan":
+        data[j] = np.nan
+    elif kind == "inf":
+        data[j] = -np.inf
+    elif kind == "column":
+        indices[j] = shape[1] + 3
+    elif kind == "negative":
+        indices[j] = -1
+    elif kind == "indptr_down":
+        indptr[row + 1] = a - 1
+    elif kind == "indptr_beyond":
+        indptr[row + 1] = data.shape[0] + 5
+    return data, indices, indptr
+
+
+@pytest.mark.parametrize("kinds", [("nan",), ("inf",), ("column",), ("negative",),
+                                   ("indptr_down",), ("indptr_beyond",), ("nan", "nan"),
+                                   ("nan", "column"), ("column", "nan"),
+                                   ("nan", "indptr_down"), ("indptr_beyond", "nan"),
+                                   ("column", "column"), ("indptr_down", "indptr_beyond")])
+def test_parallel_validation_pass_reports_the_first_fault_as_the_serial_one(kinds):
+    """Faults planted at rows in different blocks (and both in one block): the parallel pass
+    returns the serial pass's fault code and position (structure faults first, then the
+    lowest position), so check_X_y raises the same message on either path."""
+    from rlmlib.core import rows as rows_mod
+
+    rng = np.random.default_rng(len(kinds) * 7 + sum(map(len, kinds)))
+    X = _random_csr(3, m=800, density=0.1)
+    X = sp.csr_matrix(X.toarray())  # no empty rows: every row can hold a fault
+    y = np.where(np.arange(800) % 2, 1.0, -1.0)
+    for rows_at in [(5, 650), (650, 5), (399, 401), (10, 12), (0, 799), (799, 798)]:
+        data, indices, indptr = X.data.copy(), X.indices.copy(), X.indptr.astype(np.int64)
+        for kind, r in zip(kinds, rows_at):
+            data, indices, indptr = _plant(data, indices, indptr, X.shape, kind, r, rng)
+        args = _scan_args(X, data, indices, indptr)
+        ref = rows_mod._scan_csr(*args)
+        assert ref[0] != 0
+        for blocks in (2, 3, 4, 8):
+            assert rows_mod._scan_csr_par(*args, 2, blocks) == ref
+        msgs = []
+        for limit in (0, 10**18):  # parallel from 0 non-zeros, and never
+            rows_mod.PARALLEL_NNZ, old = limit, rows_mod.PARALLEL_NNZ
+            try:
+                Z = sp.csr_matrix(X.shape)
+                Z.data, Z.indices, Z.indptr = data, indices, indptr
+                with pytest.raises(ValueError) as e:
+                    check_X_y(Z, y)
+                msgs.append(str(e.value))
+            finally:
+                rows_mod.PARALLEL_NNZ = old
+        assert msgs[0] == msgs[1], kinds
+
+
+def test_validation_pass_takes_the_parallel_path_only_when_it_pays(monkeypatch):
+    """Serial below PARALLEL_NNZ stored values and with one thread, else on
+    pass_threads() threads; RowStats equal on every path, sparse and dense."""
+    from rlmlib.core import rows as rows_mod
+
+    X = _random_csr(0, m=3000, n=200, density=0.05)
+    D = X.toarray()
+    calls = []
+    for name in ("_scan_csr_par", "_scan_dense_par"):
+        real = getattr(rows_mod, name)
+
+        def spy(*a, real=real, name=name):
+            calls.append((name, a[-2]))
+            return real(*a)
+
+        monkeypatch.setattr(rows_mod, name, spy)
+    monkeypatch.setattr(rows_mod, "PARALLEL_NNZ", D.size + 1)
+    serial, dense = as_rows(X).stats, as_rows(D).stats
+    assert calls == [] and serial.max_norm == dense.max_norm
+    monkeypatch.setattr(rows_mod, "PARALLEL_NNZ", X.nnz)
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(rows_mod, "pass_threads", lambda t=threads: t)
+        calls.clear()
+        assert as_rows(X).stats == serial and as_rows(D).stats == dense
+        assert calls == ([] if threads == 1 else
+                         [("_scan_csr_par", threads), ("_scan_dense_par", threads)])
+    assert serial.max_norm > 0 and serial.zeros > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_parallel_dense_pass_is_the_serial_one_bit_for_bit(seed):
+    """Dense rows in blocks on threads: the same R to the last bit, the same counts, and the
+    first NaN/inf position in storage order wherever the faults are."""
+    from rlmlib.core.rows import _scan_dense, _scan_dense_par
+
+    D = _random_csr(seed, m=301, n=40, density=0.5).toarray()
+    m, n = (np.uint64(k) for k in D.shape)
+    ref = _scan_dense(D.ravel(), m, n)
+    assert ref[0] == -1 and 0 < ref[1] < np.inf and ref[2] > 0 and ref[3] > 0
+    for threads, blocks in [(2, 2), (2, 3), (3, 4), (2, 7), (4, 400)]:
+        assert _scan_dense_par(D.ravel(), m, n, threads, blocks) == ref
+    for at in [(5, 250), (250, 5), (150, 151), (300, 0)]:
+        E = D.copy()
+        E[at[0], 3], E[at[1], 7] = np.nan, -np.inf
+        ref = _scan_dense(E.ravel(), m, n)
+        assert ref[0] == min(at[0] * 40 + 3, at[1] * 40 + 7)
+        for blocks in (2, 3, 8):
+            assert _scan_dense_par(E.ravel(), m, n, 2, blocks) == ref
+
+
+def test_pass_threads_follow_numba_num_threads_without_starting_numba_threads():
+    """pass_threads() reads NUMBA_NUM_THREADS (1 turns the threads off) and the cores the
+    process may use, and a parallel pass leaves numba's threading layer unstarted (GNU
+    OpenMP, once started, breaks fork)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, scipy.sparse as sp, numba.np.ufunc.parallel as par\n"
+            "from rlmlib.core import rows\n"
+            "rows.PARALLEL_NNZ = 0\n"
+            "X = sp.random(500, 50, density=0.2, format='csr', random_state=0)\n"
+            "rows.as_rows(X); rows.as_rows(X.toarray())\n"
+            "print(rows.pass_threads(), par._is_initialized)\n")
+    cores = len(os.sched_getaffinity(0))
+    for env, want in [("1", 1), ("2", min(2, cores)), (None, min(cores, 4))]:
+        e = dict(os.environ)
+        e.pop("NUMBA_NUM_THREADS", None)
+        if env:
+            e["NUMBA_NUM_THREADS"] = env
+        out = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert out == [str(want), "False"], (env, out)
+
+
+def test_validation_pass_from_several_threads_at_once():
+    """Python threads checking data at once (a threaded Dask worker, a web server), each
+    pass on threads of its own, get the serial pass's stats each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rlmlib.core import rows as rows_mod
+
+    X = _random_csr(1, m=4000, n=300, density=0.1)
+    old, rows_mod.PARALLEL_NNZ = rows_mod.PARALLEL_NNZ, 0
+    try:
+        with ThreadPoolExecutor(4) as ex:
+            got = list(ex.map(lambda _: as_rows(X).stats, range(24)))
+    finally:
+        rows_mod.PARALLEL_NNZ = old
+    ref = rows_mod._stats(X.data, *rows_mod._scan_csr(*_scan_args(X))[2:5])
+    assert all(g == ref for g in got)
+
+
+def test_an_error_in_a_block_reaches_the_caller():
+    """A block that raises (in the calling thread or a helper) raises in the caller, not as
+    a warning of a dying thread with the result left half-filled."""
+    from rlmlib.core.rows import _run_blocks
+
+    def scan(r0, r1):
+        if r0 >= 5:
+            raise ZeroDivisionError(f"block at {r0}")
+        return r1 - r0
+
+    for threads in (1, 2, 3):
+        with pytest.raises(ZeroDivisionError, match="block at"):
+            _run_blocks(scan, (), 20, threads, 4)
+    assert _run_blocks(scan, (), 4, 2, 2) == [2, 2]

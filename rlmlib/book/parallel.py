@@ -262,7 +262,8 @@ def _embedded_client():
         cluster = LocalCluster(
             n_workers=_n_cores(), threads_per_worker=1, processes=True, host="127.0.0.1",
             dashboard_address=":0", silence_logs=logging.CRITICAL,  # status page: any free port
-            env={"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", "")})
+            env={"NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", ""),
+                 "NUMBA_NUM_THREADS": "1"})  # the validation pass: one thread per worker
         client = Client(cluster, set_as_default=False)
         if _embedded is None:
             atexit.register(close)

@@ -6,9 +6,13 @@ a CSR *view* of itself (``data = X.ravel()`` without a copy, ``indices`` repeati
 ``0..n-1``), the indirection scikit-learn's ``ArrayDataset`` uses, so one kernel serves dense
 and sparse input. Scalar arguments are checked in :mod:`rlmlib.core.checks`.
 """
+import itertools
 import math
+import os
+import threading
 from collections import namedtuple
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -305,7 +309,7 @@ def as_rows(X, name="X", compact_dense=False):
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
     A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when already C-ordered float64
     data = A.reshape(-1)  # a view
-    bad, R, nsub, nzero = _scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
+    bad, R, nsub, nzero = scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
     if bad >= 0:
         raise ValueError(f"{name} must not contain NaN or inf, found {data[bad]}")
     indices = np.arange(n, dtype=np.int32)
@@ -333,7 +337,7 @@ def _csr_rows(X, name):
     indptr, indices, nnz, m, n = _compressed_arrays(X, name)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-    fault, pos, R, nsub, nzero, canonical = _scan_csr(data, indices, indptr.view(np.uint64),
+    fault, pos, R, nsub, nzero, canonical = scan_csr(data, indices, indptr.view(np.uint64),
                                                np.uint64(m), np.uint64(n))
     if 1 <= fault <= 3:
         _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
@@ -393,34 +397,26 @@ def _fold_row(data, a, b, acc, A, Rs, bad):
     return A, max(Rs, r), bad
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def _scan_csr(data, indices, indptr, m, n):
-    """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
-    and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
-    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1 indptr[0]
-    != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a column index
-    outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win). R = max_i
-    ||x_i||_2 (inf beyond the double range), n_subnormal the count of non-zero
-    |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical whether every row's
-    columns strictly increase (no duplicates)."""
-    nnz = np.uint64(data.shape[0])
+@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
+def _scan_block(data, indices, indptr, nnz, r0, r1):
+    """The validation pass over CSR rows r0..r1-1 (the loop of :func:`_scan_csr`, one block
+    of :func:`_scan_csr_par`): (first i + 1 with indptr[i + 1] < indptr[i] or beyond nnz, or
+    0; A; Rs; bad; n_subnormal; n_zero; descents; lo; hi) as :func:`_fold_row` and
+    :func:`_scan_csr` define them. A block stops at its first structure fault, before
+    reading data through it; its other results are then meaningless."""
     A = 0.0
     Rs = 0.0
     nsub = 0
     nzero = 0
-    if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, nsub, nzero, True
-    if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, nsub, nzero, True
     lo = np.int64(0)
     hi = np.int64(0)
     descents = 0
     bad = np.int64(-1)
-    for i in range(m):
+    for i in range(r0, r1):
         a = indptr[i]
         b = indptr[i + 1]
-        if b < a or b > nnz:
-            return 2, np.int64(i + 1), 0.0, nsub, nzero, True
+        if b < a or b > nnz:  # also when indptr[i] itself is beyond nnz (then b < a or > nnz)
+            return np.int64(i + 1), A, Rs, bad, nsub, nzero, descents, lo, hi
         acc = 0.0
         ns = 0
         nz = 0
@@ -441,6 +437,15 @@ def _scan_csr(data, indices, indptr, m, n):
         nzero += nz
         descents += u
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    return np.int64(0), A, Rs, bad, nsub, nzero, descents, lo, hi
+
+
+@njit(cache=True)
+def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents, lo, hi):
+    """(fault, pos, R, n_subnormal, n_zero, canonical) of :func:`_scan_csr` from the
+    results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad, or 0)."""
+    if row_fault > 0:  # the rows before it were scanned, not the others: no counts
+        return 2, row_fault, 0.0, 0, 0, True
     R = max(math.sqrt(A), Rs)
     if lo < 0 or hi >= np.int64(n):
         for j in range(data.shape[0]):  # locate the first fault (only on the error path)
@@ -452,17 +457,131 @@ def _scan_csr(data, indices, indptr, m, n):
     return 0, np.int64(0), R, nsub, nzero, descents == 0
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def _scan_dense(data, m, n):
-    """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
-    -1, max row norm, count of subnormal entries, count of zeros), as :func:`_scan_csr`."""
+@njit(cache=True)
+def _scan_csr(data, indices, indptr, m, n):
+    """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
+    and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
+    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1
+    indptr[0] != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a
+    column index outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win; the
+    first in storage order). R = max_i ||x_i||_2 (inf beyond the double range), n_subnormal
+    the count of non-zero |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical
+    whether every row's columns strictly increase (no duplicates)."""
+    nnz = np.uint64(data.shape[0])
+    if indptr[0] != 0:
+        return 1, np.int64(0), 0.0, 0, 0, True
+    if indptr[m] != nnz:
+        return 3, np.int64(m), 0.0, 0, 0, True
+    f, A, Rs, bad, nsub, nzero, descents, lo, hi = _scan_block(
+        data, indices, indptr, nnz, np.int64(0), np.int64(m))  # the types of the blocks'
+    return _scan_verdict(data, indices, n, f, A, Rs, bad, nsub, nzero, descents, lo, hi)
+
+
+def _run_blocks(scan, args, m, threads, blocks):
+    """[scan(*args, r0, r1) for the ``blocks`` equal runs of rows r0..r1-1 of 0..m-1], the
+    runs taken one after the other by ``threads`` Python threads (this one and ``threads -
+    1`` started here), each call with the GIL released (``scan`` is ``nogil``). Plain
+    threads, not numba's threading layer: GNU OpenMP's spinning threads cost several times
+    the pass on a loaded machine, and a process that used it cannot fork any more."""
+    m = int(m)
+    step = -(-m // blocks)
+    out = [None] * blocks
+    take = itertools.count()  # next() is atomic under the GIL: each block scanned once
+
+    errors = []
+
+    def work():
+        try:
+            for k in iter(take.__next__, None):
+                if k >= blocks:
+                    return
+                r0 = min(m, k * step)
+                out[k] = scan(*args, np.int64(r0), np.int64(min(m, r0 + step)))
+        except BaseException as e:  # raised in the calling thread below
+            errors.append(e)
+
+    helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
+    for t in helpers:
+        t.start()
+    work()
+    for t in helpers:
+        t.join()
+    if errors:
+        raise errors[0]
+    return out
+
+
+def _scan_csr_par(data, indices, indptr, m, n, threads, blocks):
+    """:func:`_scan_csr` on ``threads`` threads (:func:`_run_blocks`), bit for bit the same
+    result: each row is summed by the same compiled loop (:func:`_scan_block`), the blocks'
+    results are combined by max (A, Rs, lo, hi: exact in any order) and integer sums, and
+    the first fault / NaN position is the lowest block's that has one."""
+    nnz = np.uint64(data.shape[0])
+    if indptr[0] != 0:
+        return 1, np.int64(0), 0.0, 0, 0, True
+    if indptr[m] != nnz:
+        return 3, np.int64(m), 0.0, 0, 0, True
+    out = _run_blocks(_scan_block, (data, indices, indptr, nnz), m, threads, blocks)
+    f = next((o[0] for o in out if o[0] > 0), 0)
+    bad = next((o[3] for o in out if o[3] >= 0), -1)
+    return _scan_verdict(data, indices, n, np.int64(f), max(o[1] for o in out),
+                         max(o[2] for o in out), np.int64(bad), sum(o[4] for o in out),
+                         sum(o[5] for o in out), sum(o[6] for o in out),
+                         np.int64(min(o[7] for o in out)), np.int64(max(o[8] for o in out)))
+
+
+#: stored values from which the validation pass runs on several threads (below, starting
+#: them costs more than they save: see DESIGN.md, "One validation pass")
+PARALLEL_NNZ = 2_000_000
+#: row blocks per thread: a thread that the machine's load holds back leaves its blocks
+#: to the others
+BLOCKS_PER_THREAD = 4
+#: at most this many threads: the pass is bound by memory bandwidth, which a few cores
+#: saturate (two threads took 0.32 of one SpMV where one took 0.55, on this 2-core VM;
+#: the cap of 4 is not measured here)
+MAX_PASS_THREADS = 4
+
+
+def pass_threads():
+    """Threads of the validation pass: ``numba.config.NUMBA_NUM_THREADS`` (the environment
+    variable ``NUMBA_NUM_THREADS``, else the machine's cores), at most the cores this
+    process may run on and :data:`MAX_PASS_THREADS`. Read from the configuration, not
+    ``numba.get_num_threads()``, which would start numba's threading layer."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(int(numba.config.NUMBA_NUM_THREADS), cores, MAX_PASS_THREADS))
+
+
+def _parallel_threads(size, m):
+    """Threads for a pass over ``size`` stored values in ``m`` rows: 1 (serial) below
+    :data:`PARALLEL_NNZ` or with one row, else :func:`pass_threads`."""
+    return pass_threads() if size >= PARALLEL_NNZ and m > 1 else 1
+
+
+def scan_csr(data, indices, indptr, m, n):
+    """:func:`_scan_csr`'s result, on :func:`_parallel_threads` threads (the same result
+    bit for bit on any number of them)."""
+    threads = _parallel_threads(data.shape[0], m)
+    if threads > 1:
+        return _scan_csr_par(data, indices, indptr, m, n, threads,
+                             BLOCKS_PER_THREAD * threads)
+    return _scan_csr(data, indices, indptr, m, n)
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
+def _scan_dense_block(data, n, r0, r1):
+    """The validation pass over dense rows data[i n:(i + 1) n], i = r0..r1-1: (A, Rs, first
+    NaN/inf position or -1, count of subnormal entries, count of zeros), A and Rs as
+    :func:`_fold_row` defines them."""
     A = 0.0
     Rs = 0.0
     nsub = 0
     nzero = 0
     bad = np.int64(-1)
-    for i in range(m):
-        a = i * n
+    for i in range(r0, r1):
+        a = np.uint64(i) * n  # unsigned: no wraparound checks in the loop below
         b = a + n
         acc = 0.0
         ns = 0
@@ -476,7 +595,33 @@ def _scan_dense(data, m, n):
         nsub += ns
         nzero += nz
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    return A, Rs, bad, nsub, nzero
+
+
+@njit(cache=True)
+def _scan_dense(data, m, n):
+    """The validation pass over dense rows data[i n:(i + 1) n]: (first NaN/inf position or
+    -1, max row norm, count of subnormal entries, count of zeros), as :func:`_scan_csr`."""
+    A, Rs, bad, nsub, nzero = _scan_dense_block(data, np.uint64(n), np.int64(0),
+                                                np.int64(m))
     return bad, max(math.sqrt(A), Rs), nsub, nzero
+
+
+def _scan_dense_par(data, m, n, threads, blocks):
+    """:func:`_scan_dense` on ``threads`` threads, bit for bit the same result (as
+    :func:`_scan_csr_par`)."""
+    out = _run_blocks(_scan_dense_block, (data, np.uint64(n)), m, threads, blocks)
+    bad = next((o[2] for o in out if o[2] >= 0), -1)
+    R = max(math.sqrt(max(o[0] for o in out)), max(o[1] for o in out))
+    return np.int64(bad), R, sum(o[3] for o in out), sum(o[4] for o in out)
+
+
+def scan_dense(data, m, n):
+    """:func:`_scan_dense`'s result, on :func:`_parallel_threads` threads."""
+    threads = _parallel_threads(data.shape[0], m)
+    if threads > 1:
+        return _scan_dense_par(data, m, n, threads, BLOCKS_PER_THREAD * threads)
+    return _scan_dense(data, m, n)
 
 
 def _numeric_pandas(X):
@@ -651,12 +796,10 @@ def row_scale(rows):
     if is_compact(rows) or not rows.sparse:
         n = rows.n_features
         m = rows.data.shape[0] // n
-        bad, R, nsub, nzero = _scan_dense(rows.data, np.uint64(m), np.uint64(n))
+        bad, R, nsub, nzero = scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, nzero, _ = _scan_csr(rows.data, rows.indices,
-                                            rows.indptr.view(np.uint64),
-                                            np.uint64(n_rows(rows)),
-                                            np.uint64(rows.n_features))
+        _, _, R, nsub, nzero, _ = scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
+                                     np.uint64(n_rows(rows)), np.uint64(rows.n_features))
     return _stats(rows.data, R, nsub, nzero)
 
 
