@@ -769,3 +769,32 @@ def test_an_error_in_a_block_reaches_the_caller():
         with pytest.raises(ZeroDivisionError, match="block at"):
             _run_blocks(scan, (), 20, threads, 4)
     assert _run_blocks(scan, (), 4, 2, 2) == [2, 2]
+
+
+def test_a_forked_child_checks_data_after_a_parallel_pass():
+    """After a pass on threads (plain Python threads, joined), a forked child (as
+    multiprocessing's default start method on Linux makes) runs the pass again, on threads
+    too, and gets the parent's stats."""
+    import multiprocessing as mp
+
+    from rlmlib.core import rows as rows_mod
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    X = _random_csr(2, m=2000, n=100, density=0.1)
+    old, rows_mod.PARALLEL_NNZ = rows_mod.PARALLEL_NNZ, 0
+    try:
+        parent = as_rows(X).stats
+        with mp.get_context("fork").Pool(1) as pool:
+            child = pool.apply_async(_stats_of, (X,)).get(timeout=60)
+    finally:
+        rows_mod.PARALLEL_NNZ = old
+    assert child == parent and parent.max_norm > 0
+
+
+def _stats_of(X):
+    """as_rows(X).stats, in a child process, on threads from 0 stored values."""
+    from rlmlib.core import rows as rows_mod
+
+    rows_mod.PARALLEL_NNZ = 0
+    return as_rows(X).stats

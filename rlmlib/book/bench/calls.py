@@ -41,7 +41,7 @@ def _timed(f, *a, **kw):
 
 def spmv_seconds(X, reps=15, clock="wall"):
     """Median time of one CSR product X @ w (scipy), the floor of a pass over the data (on
-    the wall clock, or with ``clock="cpu"`` in the thread's CPU time)."""
+    the wall clock, or with ``clock="cpu"`` in the process's CPU time)."""
     seconds = _clocked(clock)
     w = np.random.default_rng(0).standard_normal(X.shape[1])
     X @ w
@@ -50,7 +50,7 @@ def spmv_seconds(X, reps=15, clock="wall"):
 
 
 def _clocked(clock):
-    """seconds(f, *a) -> (seconds, f(*a)) on the wall clock or the thread's CPU time."""
+    """seconds(f, *a) -> (seconds, f(*a)) on the wall clock or the process's CPU time."""
     if clock not in ("wall", "cpu"):
         raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}")
     return _timed if clock == "wall" else cpu_seconds
@@ -59,7 +59,7 @@ def _clocked(clock):
 def measure(X, y, reps=7, orders=True, clock="wall"):
     """Medians of whole-call and kernel-only ratios against SGDClassifier.fit, and of one
     epoch per order against one SpMV. With ``clock="cpu"`` the whole calls and the fit are
-    timed in the thread's CPU time (which other processes on a loaded machine do not
+    timed in the process's CPU time (which other processes on a loaded machine do not
     inflate); the kernel-only ratio stays on the wall clock (``res.trace.seconds[-1]`` over
     the fit's wall time, measured around the same call). Returns a dict of plain floats."""
     import rlmlib
@@ -115,7 +115,7 @@ def epoch_per_order(X, y, reps=7, clock="wall"):
     runs first after the product rotates from one repetition to the next.
 
     ``clock="wall"``: the epoch alone is ``res.trace.seconds[-1]`` (the steps), the whole
-    call and the product on the wall clock. ``clock="cpu"``: everything in the thread's CPU
+    call and the product on the wall clock. ``clock="cpu"``: everything in the process's CPU
     time, which does not count the time other processes held the core (it does count the
     cycles stalled on memory); the epoch alone is the fastest two-epoch run (T = 2m) minus
     the fastest one-epoch run, the set-up cancelling (each minimum is the least disturbed

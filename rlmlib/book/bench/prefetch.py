@@ -15,6 +15,8 @@ from numba import njit
 from rlmlib.core.rows import as_rows, unsigned_index
 from rlmlib.core.prefetch import prefetch_ahead
 
+from .timing import cpu_clock
+
 
 @njit(cache=True)
 def dots(data, indices, indptr, order, w, look_ahead):
@@ -31,11 +33,11 @@ def dots(data, indices, indptr, order, w, look_ahead):
 
 def measure(X, reps=9, clock="wall"):
     """Median time of one pass of ``dots`` in each case, relative to storage order; the cases
-    alternate. ``clock="cpu"``: the thread's CPU time, which does not count the time other
+    alternate. ``clock="cpu"``: the process's CPU time, which does not count the time other
     processes held the core but does count the cycles stalled on memory."""
     if clock not in ("wall", "cpu"):
         raise ValueError(f"clock must be 'wall' or 'cpu', got {clock!r}")
-    now = time.thread_time if clock == "cpu" else time.perf_counter
+    now = cpu_clock if clock == "cpu" else time.perf_counter
     rows = as_rows(X)
     ind, ptr = unsigned_index(rows)
     w = np.random.default_rng(0).standard_normal(rows.n_features)
