@@ -487,7 +487,6 @@ def _run_blocks(scan, args, m, threads, blocks):
     step = -(-m // blocks)
     out = [None] * blocks
     take = itertools.count()  # next() is atomic under the GIL: each block scanned once
-
     errors = []
 
     def work():
