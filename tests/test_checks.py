@@ -726,7 +726,9 @@ def test_pass_threads_follow_numba_num_threads_without_starting_numba_threads():
             "X = sp.random(500, 50, density=0.2, format='csr', random_state=0)\n"
             "rows.as_rows(X); rows.as_rows(X.toarray())\n"
             "print(rows.pass_threads(), par._is_initialized)\n")
-    cores = len(os.sched_getaffinity(0))
+    from rlmlib.core.cpus import usable_cores
+
+    cores = usable_cores()
     for env, want in [("1", 1), ("2", min(2, cores)), (None, min(cores, 4))]:
         e = dict(os.environ)
         e.pop("NUMBA_NUM_THREADS", None)

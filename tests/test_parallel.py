@@ -17,6 +17,7 @@ import scipy.sparse as sp
 import rlmlib
 from rlmlib.book import parallel
 from rlmlib.book.parallel import Sweep, sweep
+from rlmlib.core.cpus import usable_cores
 
 from conftest import make_binary
 
@@ -57,7 +58,7 @@ def test_embedded_default_is_identical_to_serial_and_in_grid_order():
     fixed = dict(p=1.8, T=3000, loss="logistic", n_checkpoints=4)
     sw = sweep(rlmlib.pgs, Xs, y, grid=grid, fixed=fixed, progress=False)
     assert isinstance(sw, Sweep) and len(sw) == 6
-    assert sw.scheduler == "embedded" and sw.n_workers == len(os.sched_getaffinity(0))
+    assert sw.scheduler == "embedded" and sw.n_workers == usable_cores()
     # grid order: nested loops over the keys as given, the last one fastest
     assert sw.points == [{"sigma": s, "seed": k} for s in grid["sigma"] for k in grid["seed"]]
     for point, res in zip(sw.points, sw.results):

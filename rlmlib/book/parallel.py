@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core.cpus import usable_cores
+
 #: environment variable naming the scheduler of an existing cluster
 ENV = "RLMLIB_SCHEDULER"
 
@@ -242,10 +244,9 @@ _workers_used = set()       # addresses of the workers that ran a sweep's task i
 
 
 def _n_cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """Cores this process may use: its affinity and its control group's CPU quota (a
+    Binder session shows the host's cores but may use one or two)."""
+    return usable_cores()
 
 
 def _embedded_client():

@@ -8,7 +8,6 @@ and sparse input. Scalar arguments are checked in :mod:`rlmlib.core.checks`.
 """
 import itertools
 import math
-import os
 import threading
 from collections import namedtuple
 
@@ -17,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .checks import SIGMA_MIN, _show, check_choice
+from .cpus import usable_cores
 
 _RowsBase = namedtuple("Rows", ["data", "indices", "indptr", "n_features", "sparse"])
 
@@ -544,13 +544,11 @@ MAX_PASS_THREADS = 4
 def pass_threads():
     """Threads of the validation pass: ``numba.config.NUMBA_NUM_THREADS`` (the environment
     variable ``NUMBA_NUM_THREADS``, else the machine's cores), at most the cores this
-    process may run on and :data:`MAX_PASS_THREADS`. Read from the configuration, not
+    process may use (:func:`rlmlib.core.cpus.usable_cores`: its affinity and its control
+    group's CPU quota) and :data:`MAX_PASS_THREADS`. Read from the configuration, not
     ``numba.get_num_threads()``, which would start numba's threading layer."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(int(numba.config.NUMBA_NUM_THREADS), cores, MAX_PASS_THREADS))
+    return max(1, min(int(numba.config.NUMBA_NUM_THREADS), usable_cores(),
+                      MAX_PASS_THREADS))
 
 
 def _parallel_threads(size, m):

@@ -1,0 +1,51 @@
+"""Cores this process may use (rlmlib.core.cpus): the affinity and the cgroup CPU quota,
+which the validation pass's threads and the embedded Dask cluster's workers follow."""
+import math
+import os
+
+import pytest
+
+from rlmlib.core import cpus
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.mark.parametrize("v2,v1,want", [
+    ("max 100000\n", None, None),               # v2, no limit
+    ("150000 100000\n", None, 1.5),             # v2, one and a half cores
+    ("50000 100000\n", None, 0.5),
+    (None, ("-1", "100000"), None),             # v1, no limit
+    (None, ("200000", "100000"), 2.0),          # v1, two cores
+    ("garbage\n", ("300000", "100000"), 3.0),   # unreadable v2 file: v1 is read
+    (None, None, None),                         # neither: no limit known
+])
+def test_cgroup_cpus_reads_v2_and_v1(tmp_path, v2, v1, want):
+    if v2 is not None:
+        _write(tmp_path / "cpu.max", v2)
+    if v1 is not None:
+        _write(tmp_path / "cpu" / "cpu.cfs_quota_us", v1[0])
+        _write(tmp_path / "cpu" / "cpu.cfs_period_us", v1[1])
+    assert cpus.cgroup_cpus(str(tmp_path)) == want
+
+
+def test_usable_cores_is_the_affinity_capped_by_the_quota_rounded_up(tmp_path):
+    affinity = len(os.sched_getaffinity(0))
+    assert cpus.usable_cores(str(tmp_path)) == affinity  # no cgroup file: no limit
+    for quota, want in [(50000, 1), (100000, 1), (150000, 2), (10**9, affinity)]:
+        _write(tmp_path / "cpu.max", f"{quota} 100000\n")
+        assert cpus.usable_cores(str(tmp_path)) == min(affinity, math.ceil(quota / 1e5))
+
+
+def test_pass_threads_and_dask_workers_follow_the_quota(tmp_path, monkeypatch):
+    """A container limited to one CPU (a Binder session on a many-core host): the
+    validation pass runs serially and the embedded cluster would start one worker."""
+    from rlmlib.book import parallel
+    from rlmlib.core import rows
+
+    _write(tmp_path / "cpu.max", "100000 100000\n")
+    monkeypatch.setattr(cpus, "CGROUP_ROOT", str(tmp_path))
+    assert rows.pass_threads() == 1 and parallel._n_cores() == 1
+    assert rows._parallel_threads(10**9, 10**6) == 1
