@@ -68,7 +68,8 @@ book: $(STAMP)
 
 book-student: $(STAMP)
 	$(PY) tools/student.py . _build/student_src
-	$(BUILD_ENV) $(PY) tools/execute.py _build/student_src --cache $(CURDIR)/_build/.jupyter_cache
+	$(BUILD_ENV) $(PY) tools/execute.py _build/student_src --cache $(CURDIR)/_build/.jupyter_cache \
+	  --reuse-from $(CURDIR)
 	$(BUILD_ENV) $(JB) build _build/student_src --path-output _build/student $(JBFLAGS)
 	@echo "[book-student] HTML in _build/student/_build/html/index.html"
 

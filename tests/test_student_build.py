@@ -283,3 +283,50 @@ def test_student_sources_for_the_html_get_the_same_treatment(tmp_path):
     assert "This is the *student edition*" in intro
     assert "# YOUR ANSWER" in (tmp_path / "s" / "chapters/sgdqn/index.md").read_text()
     assert not (tmp_path / "s" / "instructors").exists()
+
+
+def _nb(*cells):
+    """A notebook of ("code" | "md", source[, outputs]) cells."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    for kind, src, *out in cells:
+        if kind == "md":
+            nb.cells.append(nbformat.v4.new_markdown_cell(src))
+        else:
+            c = nbformat.v4.new_code_cell(src)
+            c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=out[0])] \
+                if out else []
+            nb.cells.append(c)
+    return nb
+
+
+def test_student_pages_take_the_main_outputs_only_when_they_execute_alike():
+    """tools/execute.py reuses the main edition's outputs for a student page whose cut
+    cells all follow every kept cell that runs code (answer cells, comments only, may sit
+    anywhere); otherwise the page must be executed (None)."""
+    import execute
+
+    main = _nb(("code", "x = 1", "a\n"), ("md", "Exercise"), ("code", "print(x)", "1\n"),
+               ("code", "y = 2  # solution", "s\n"), ("code", "print(y)", "2\n"))
+    answer = "# YOUR ANSWER to exercise ex-1: write your function here"
+    student = _nb(("code", "x = 1"), ("md", "Exercise"), ("code", "print(x)"),
+                  ("code", answer))
+    got = execute.student_outputs(student, main)
+    code = [c for c in got.cells if c.cell_type == "code"]
+    assert [c.outputs[0].text if c.outputs else None for c in code] == ["a\n", "1\n", None]
+    assert [c.cell_type for c in got.cells] == ["code", "markdown", "code", "code"]
+    assert not student.cells[0].outputs  # the student notebook itself is left as it was
+    # a kept cell after a cut one may depend on it: executed, not copied
+    late = _nb(("code", "x = 1"), ("code", "print(x)"), ("code", "print(y)"))
+    assert execute.student_outputs(late, main) is None
+    # code that the main edition does not have: executed
+    other = _nb(("code", "x = 1"), ("code", "print(x + 1)"))
+    assert execute.student_outputs(other, main) is None
+    # nothing cut, cells the same: copied whole
+    same = _nb(*[(("md", c.source) if c.cell_type == "markdown" else ("code", c.source))
+                 for c in main.cells])
+    assert [c.outputs for c in execute.student_outputs(same, main).cells
+            if c.cell_type == "code"] == [c.outputs for c in main.cells
+                                          if c.cell_type == "code"]
+    assert execute.inert("# a\n\n  # b") and not execute.inert("# a\nx = 1")

@@ -1,6 +1,6 @@
 """Execute the book's chapters in parallel into the jupyter-cache, before the Sphinx pass.
 
-    python tools/execute.py [BOOK_ROOT] [--cache PATH]
+    python tools/execute.py [BOOK_ROOT] [--cache PATH] [--reuse-from MAIN_ROOT]
 
 Reads the chapters listed in BOOK_ROOT/_toc.yml (root included), registers each MyST
 notebook in the jupyter-cache with myst-nb's own reader (so the Sphinx pass, which reads the
@@ -15,12 +15,21 @@ jupyter-cache only hashes a notebook's own code.  The outputs also depend on `rl
 cache is cleared (every chapter runs again) and `_build/.sphinx-stale` tells the Makefile to
 re-render every page (Sphinx would otherwise only re-read pages whose source changed).
 
+The student edition (`--reuse-from MAIN_ROOT`, as `make book-student` runs it) is the same
+book with the solutions cut out and empty answer cells (comments only) added. A student page
+whose cut cells all come after every kept cell that runs code executes exactly as the main
+edition's page does up to that point, so its outputs are the main edition's, already in the
+cache: they are copied into the student page's cache entry instead of running it again
+(`student_outputs`). A page where a kept cell follows a cut one, or whose code differs
+otherwise, is executed.
+
 The execution environment is the caller's: `make book` exports RLMLIB_EXPLORE=static (the
 explorable figures are precomputed for the HTML), TQDM_DISABLE=1 and NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import os
 import sys
@@ -98,11 +107,73 @@ def is_notebook(path: Path) -> bool:
     return head.startswith("---") and "kernelspec:" in head
 
 
+def inert(source: str) -> bool:
+    """A code cell that runs nothing: blank lines and comments only (the student edition's
+    answer cells)."""
+    return all(not ln.strip() or ln.lstrip().startswith("#") for ln in source.splitlines())
+
+
+def student_outputs(student_nb, main_executed):
+    """``student_nb`` (a notebook) with each code cell's outputs and execution count taken
+    from ``main_executed`` (the main edition's executed notebook), or None when the two
+    would not execute alike. The student page's code cells must be the main page's in
+    order, minus cut cells, plus inert cells (:func:`inert`); and every cut cell must come
+    after every kept cell that runs code, so that the kept cells run in the same state."""
+    main = [c for c in main_executed.cells if c.cell_type == "code"]
+    mine = [c for c in student_nb.cells if c.cell_type == "code"]
+    match, j, cut = {}, 0, []
+    for k, cell in enumerate(main):
+        while j < len(mine) and mine[j].source != cell.source and inert(mine[j].source):
+            j += 1  # an answer cell of the student edition
+        if j < len(mine) and mine[j].source == cell.source:
+            match[j] = k
+            j += 1
+        else:
+            cut.append(k)
+    if any(i not in match and not inert(c.source) for i, c in enumerate(mine)):
+        return None
+    if cut and any(k > cut[0] and not inert(main[k].source) for k in match.values()):
+        return None
+    out = copy.deepcopy(student_nb)
+    code = [c for c in out.cells if c.cell_type == "code"]
+    for i, cell in enumerate(code):
+        src = main[match[i]] if i in match else None
+        cell.outputs = copy.deepcopy(src.outputs) if src is not None else []
+        cell.execution_count = src.execution_count if src is not None else None
+    return out
+
+
+def reuse_main_outputs(cache, records, root: Path, main_root: Path) -> list[str]:
+    """Cache the student pages among ``records`` (project records not yet executed) whose
+    outputs :func:`student_outputs` can take from the main edition's cached page; returns
+    their paths relative to ``root``."""
+    from jupyter_cache.base import CacheBundleIn
+
+    reused = []
+    for rec in records:
+        rel = Path(rec.uri).relative_to(root)
+        main_rec = cache.get_cached_project_nb(str(main_root / rel))
+        if main_rec is None:
+            continue
+        nb = student_outputs(cache.get_project_notebook(rec.uri).nb,
+                             cache.get_cache_bundle(main_rec.pk).nb)
+        if nb is None:
+            continue
+        cache.cache_notebook_bundle(
+            CacheBundleIn(nb, rec.uri, data={"outputs_of": str(main_root / rel)}),
+            check_validity=False, overwrite=True)
+        reused.append(str(rel))
+    return reused
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("root", nargs="?", default=".")
     ap.add_argument("--cache", default=None, help="cache path (default ROOT/_build/.jupyter_cache)")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per cell")
+    ap.add_argument("--reuse-from", default=None, metavar="MAIN_ROOT",
+                    help="the main edition's root: student pages take its cached outputs "
+                         "when they execute alike (see the module's docstring)")
     args = ap.parse_args(argv)
     root = Path(args.root).resolve()
     cache_path = Path(args.cache) if args.cache else root / "_build" / ".jupyter_cache"
@@ -127,6 +198,11 @@ def main(argv=None) -> int:
         rec = cache.add_nb_to_project(str(p), read_data=READER)
         pks.append(rec.pk)
     stale = [r for r in cache.list_unexecuted() if r.pk in pks]
+    if args.reuse_from and stale:
+        reused = reuse_main_outputs(cache, stale, root, Path(args.reuse_from).resolve())
+        print(f"[execute] {len(reused)} pages take the main edition's outputs (their cut "
+              f"cells come after every kept one): {', '.join(reused) or 'none'}", flush=True)
+        stale = [r for r in cache.list_unexecuted() if r.pk in pks]
     print(f"[execute] {len(notebooks)} notebooks, {len(stale)} to execute "
           f"(cache: {cache_path})", flush=True)
     if not stale:
