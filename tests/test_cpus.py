@@ -28,15 +28,40 @@ def test_cgroup_cpus_reads_v2_and_v1(tmp_path, v2, v1, want):
     if v1 is not None:
         _write(tmp_path / "cpu" / "cpu.cfs_quota_us", v1[0])
         _write(tmp_path / "cpu" / "cpu.cfs_period_us", v1[1])
-    assert cpus.cgroup_cpus(str(tmp_path)) == want
+    assert cpus.cgroup_cpus(str(tmp_path), proc=str(tmp_path / "none")) == want
+
+
+def test_cgroup_cpus_takes_the_smallest_quota_from_the_own_group_up(tmp_path):
+    """Without a cgroup namespace the process sits in a subgroup: its own quota and its
+    ancestors' count, the smallest wins (v2: the "0::" line; v1: the cpu controller's)."""
+    proc = tmp_path / "cgroup"
+    root = tmp_path / "fs"
+    proc.write_text("1:name=systemd:/\n0::/a/b\n")
+    _write(root / "a" / "b" / "cpu.max", "max 100000\n")
+    _write(root / "a" / "cpu.max", "200000 100000\n")
+    assert cpus.cgroup_cpus(str(root), str(proc)) == 2.0
+    _write(root / "cpu.max", "150000 100000\n")
+    assert cpus.cgroup_cpus(str(root), str(proc)) == 1.5
+    _write(root / "a" / "b" / "cpu.max", "50000 100000\n")
+    assert cpus.cgroup_cpus(str(root), str(proc)) == 0.5
+    assert cpus.usable_cores(str(root), str(proc)) == 1
+    v1 = tmp_path / "v1"
+    proc.write_text("4:memory:/m\n3:cpu,cpuacct:/x/y\n0::/\n")
+    _write(v1 / "cpu" / "x" / "cpu.cfs_quota_us", "300000")
+    _write(v1 / "cpu" / "x" / "cpu.cfs_period_us", "100000")
+    _write(v1 / "cpu" / "cpu.cfs_quota_us", "-1")
+    _write(v1 / "cpu" / "cpu.cfs_period_us", "100000")
+    assert cpus.cgroup_cpus(str(v1), str(proc)) == 3.0
 
 
 def test_usable_cores_is_the_affinity_capped_by_the_quota_rounded_up(tmp_path):
     affinity = len(os.sched_getaffinity(0))
-    assert cpus.usable_cores(str(tmp_path)) == affinity  # no cgroup file: no limit
-    for quota, want in [(50000, 1), (100000, 1), (150000, 2), (10**9, affinity)]:
+    none = str(tmp_path / "none")  # no /proc/self/cgroup: the root's files
+    assert cpus.usable_cores(str(tmp_path), none) == affinity  # no cgroup file: no limit
+    for quota, want in [(50000, 1), (100000, 1), (150000, 2), (10**9, 10**4)]:
         _write(tmp_path / "cpu.max", f"{quota} 100000\n")
-        assert cpus.usable_cores(str(tmp_path)) == min(affinity, math.ceil(quota / 1e5))
+        assert want == math.ceil(quota / 100000)
+        assert cpus.usable_cores(str(tmp_path), none) == min(affinity, want)
 
 
 def test_pass_threads_and_dask_workers_follow_the_quota(tmp_path, monkeypatch):
@@ -47,5 +72,6 @@ def test_pass_threads_and_dask_workers_follow_the_quota(tmp_path, monkeypatch):
 
     _write(tmp_path / "cpu.max", "100000 100000\n")
     monkeypatch.setattr(cpus, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(cpus, "PROC_CGROUP", str(tmp_path / "none"))
     assert rows.pass_threads() == 1 and parallel._n_cores() == 1
     assert rows._parallel_threads(10**9, 10**6) == 1

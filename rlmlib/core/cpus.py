@@ -12,17 +12,22 @@ import os
 
 #: where the control-group files are read (cgroup v2 ``cpu.max``; v1 ``cpu/cpu.cfs_*``)
 CGROUP_ROOT = "/sys/fs/cgroup"
+#: the process's control groups, one line per hierarchy ("0::/path" for cgroup v2)
+PROC_CGROUP = "/proc/self/cgroup"
 
 
-def cgroup_cpus(root=None):
-    """The CPUs' worth of time per period the control group allows (``quota / period``:
-    1.5 means one and a half cores), or None when it sets no limit or there is no such
-    file (not Linux, no cgroup CPU controller).
+def cgroup_cpus(root=None, proc=None):
+    """The CPUs' worth of time per period the control groups allow (``quota / period``:
+    1.5 means one and a half cores), or None when they set no limit or there is no such
+    file (not Linux, no cgroup CPU controller). The smallest quota on the path from the
+    process's own group (``proc``) up to the root counts, for cgroup v2 and v1 alike.
 
     Parameters
     ----------
     root : str or None
         The cgroup file system's directory; None: :data:`CGROUP_ROOT`.
+    proc : str or None
+        The file naming the process's groups; None: :data:`PROC_CGROUP`.
 
     Returns
     -------
@@ -34,23 +39,60 @@ def cgroup_cpus(root=None):
     >>> import tempfile, pathlib
     >>> d = tempfile.mkdtemp()
     >>> _ = pathlib.Path(d, "cpu.max").write_text("150000 100000\\n")
-    >>> cgroup_cpus(d)
+    >>> cgroup_cpus(d, proc="/nonexistent")
     1.5
     >>> _ = pathlib.Path(d, "cpu.max").write_text("max 100000\\n")
-    >>> cgroup_cpus(d) is None
+    >>> cgroup_cpus(d, proc="/nonexistent") is None
     True
     """
     root = CGROUP_ROOT if root is None else root
-    try:  # cgroup v2: "<quota> <period>" or "max <period>"
-        with open(os.path.join(root, "cpu.max")) as f:
+    v2, v1 = _own_groups(PROC_CGROUP if proc is None else proc)
+    limits = [_v2_limit(os.path.join(root, d)) for d in _up(v2)]
+    if all(q is None for q in limits):  # no v2 limit: the v1 cpu controller
+        limits = [_v1_limit(os.path.join(root, "cpu", d)) for d in _up(v1)]
+    limits = [q for q in limits if q is not None]
+    return min(limits) if limits else None
+
+
+def _own_groups(proc):
+    """(v2 path, v1 cpu-controller path) of this process's groups, relative; "" (the
+    root) when the file or the line is missing."""
+    v2 = v1 = ""
+    try:
+        with open(proc) as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if controllers == "":
+                    v2 = path.strip("/")
+                elif "cpu" in controllers.split(","):
+                    v1 = path.strip("/")
+    except (OSError, ValueError):
+        pass
+    return v2, v1
+
+
+def _up(path):
+    """path, its parent, ..., "" (the root)."""
+    parts = [p for p in path.split("/") if p]
+    return ["/".join(parts[:k]) for k in range(len(parts), -1, -1)]
+
+
+def _v2_limit(directory):
+    """cpu.max of one cgroup v2 directory: "<quota> <period>" or "max <period>"."""
+    try:
+        with open(os.path.join(directory, "cpu.max")) as f:
             quota, period = f.read().split()[:2]
         return None if quota == "max" else _ratio(int(quota), int(period))
     except (OSError, ValueError):
-        pass
-    try:  # cgroup v1: quota -1 means no limit
-        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us")) as f:
+        return None
+
+
+def _v1_limit(directory):
+    """cpu.cfs_quota_us / cpu.cfs_period_us of one cgroup v1 directory (-1: no limit)."""
+    try:
+        with open(os.path.join(directory, "cpu.cfs_quota_us")) as f:
             quota = int(f.read())
-        with open(os.path.join(root, "cpu", "cpu.cfs_period_us")) as f:
+        with open(os.path.join(directory, "cpu.cfs_period_us")) as f:
             period = int(f.read())
         return _ratio(quota, period)
     except (OSError, ValueError):
@@ -62,13 +104,13 @@ def _ratio(quota, period):
     return quota / period if quota > 0 and period > 0 else None
 
 
-def usable_cores(root=None):
+def usable_cores(root=None, proc=None):
     """Cores this process may use: its CPU affinity (``os.cpu_count()`` where there is
     none), at most :func:`cgroup_cpus` rounded up; at least 1.
 
     Parameters
     ----------
-    root : str or None
+    root, proc : str or None
         As for :func:`cgroup_cpus`.
 
     Returns
@@ -85,7 +127,7 @@ def usable_cores(root=None):
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    limit = cgroup_cpus(root)
+    limit = cgroup_cpus(root, proc)
     if limit is not None:
         cores = min(cores, math.ceil(limit))
     return max(1, cores)
