@@ -324,6 +324,36 @@ def test_every_solver_runs_through_the_driver(data, solver):
     assert walked == [solver], f"{solver} keeps its own loop (Problem.run not used)"
 
 
+@pytest.mark.parametrize("solver", rlmlib.SOLVERS)
+def test_every_result_reports_the_validation_pass_seconds(data, solver):
+    # issue 18, item 3: the check's own cost, in res.info of every call; it is the
+    # Problem's timing of check_X_y, not a number set elsewhere
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = call(solver, X, y)
+    sec = res.info["check_seconds"]
+    assert isinstance(sec, float) and 0.0 < sec < 10.0
+    import time
+
+    import rlmlib.core.problem as problem_mod
+
+    real = problem_mod.check_X_y
+
+    def slow_check(*a, **kw):  # a validation pass that takes at least 0.05 s longer
+        out = real(*a, **kw)
+        time.sleep(0.05)
+        return out
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mp.setattr(problem_mod, "check_X_y", slow_check)
+        t = time.perf_counter()
+        res = call(solver, X, y)
+        whole = time.perf_counter() - t
+    assert 0.05 <= res.info["check_seconds"] < whole
+
+
 def test_the_solvers_with_their_own_loop_are_the_documented_ones():
     design = (ROOT / "DESIGN.md").read_text()
     assert set(OWN_LOOP) == {"lbfgs"}

@@ -7,6 +7,7 @@ the example order, takes the checkpoints, watches for divergence, checks the end
 F(0) and returns the ``Result`` (DESIGN.md, "The solver contract" and "Adding a solver").
 """
 import math
+import time
 import warnings
 
 import numpy as np
@@ -131,8 +132,10 @@ class Problem:
         if not isinstance(progress, (bool, np.bool_)):
             raise TypeError(f"progress must be True or False, got {_show(progress)}")
         self.progress = bool(progress)
+        start = time.perf_counter()
         self.rows, self.y, self.classes = check_X_y(X, y, task=self.task,
                                                      compact_dense=compact_dense)
+        self.check_seconds = time.perf_counter() - start  # res.info["check_seconds"]
         self.dense = is_compact(self.rows)  # m = 1 dense rows are valid CSR rows too
         self.m = n_rows(self.rows)
         self.n = self.rows.n_features
@@ -300,7 +303,8 @@ class Problem:
 
         ``steps``: see :meth:`walker`. ``get_w()`` returns the current weights (a new array
         or one the solver keeps; it is copied into the Result). ``params``: every
-        hyperparameter as used. ``info``: solver facts for ``res.info``. ``on_checkpoint()``
+        hyperparameter as used. ``info``: solver facts for ``res.info`` (which also holds
+        ``check_seconds``, the wall seconds of the validation pass). ``on_checkpoint()``
         is called after each evaluation. ``state()`` returns the arrays whose finiteness is
         checked after each segment of steps (default ``get_w()``; give it when ``get_w``
         costs more than a look or changes the solver's state). ``copy_rows``: see
@@ -394,8 +398,10 @@ class Problem:
         if not trace.lazy:
             check_end(float(trace.objective[-1]))
         self._check_moved(w, params, _caller_level())
+        info = {} if info is None else info  # the solver's own dict: it may add to it later
+        info["check_seconds"] = self.check_seconds
         return Result(w=w, solver=name, params=params, trace=trace,
-                      classes=self.classes, info=info or {})
+                      classes=self.classes, info=info)
 
     def _check_moved(self, w, params, stacklevel):
         """ConvergenceWarning when a step setting too short to move w left it at its start:

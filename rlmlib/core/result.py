@@ -209,7 +209,9 @@ class Result:
     classes : numpy.ndarray or None
         The original labels that -1 and +1 stand for (classification).
     info : dict
-        Solver-specific facts (e.g. :func:`lbfgs`'s certificate).
+        Solver-specific facts (e.g. :func:`lbfgs`'s certificate), and for every solver
+        ``check_seconds``: the wall seconds of the validation pass over X and y
+        (structure, finiteness, scale, labels) that ran before the first step.
 
     Examples
     --------

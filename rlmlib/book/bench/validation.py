@@ -11,8 +11,9 @@ alternately with it, median over repetitions of the per-repetition ratio:
   as the solvers run it (on ``rlmlib.core.rows.pass_threads()`` threads from 2,000,000
   stored values) and on one thread;
 - ``rlmlib.sgd(X, y, sigma=1e-4, epochs=1, order="cyclic")``: the whole call, its steps
-  alone (``res.trace.seconds[-1]``) and the rest (the medians' whole call - steps -
-  validation pass: argument checks, F(0), the order, the end checks, the Result);
+  alone (``res.trace.seconds[-1]``), its validation pass (``res.info["check_seconds"]``)
+  and the rest (the medians' whole call - steps - pass: argument checks, F(0), the order,
+  the end checks, the Result);
 - ``rlmlib.svmsgd2(X, y, sigma=1e-4, epochs=1, t0=1e4, order="cyclic")``: the same.
 
 The SpMV runs on one thread, the validation pass on ``pass_threads()`` (two on a 2-core
@@ -31,9 +32,9 @@ SIGMA = 1e-4
 
 
 def measure(X, y, reps=9, clock=time.perf_counter):
-    """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps, rest), 'svmsgd2':
-    (whole, steps, rest), 'spmv_seconds': s, 'reps': reps}, timed by ``clock``
-    (``time.process_time``, the CPU time of all threads of this process, is less disturbed
+    """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps, check, rest),
+    'svmsgd2': (whole, steps, check, rest), 'spmv_seconds': s, 'reps': reps}, timed by
+    ``clock`` (``time.process_time``, the CPU time of all threads of this process, is less disturbed
     by other processes than the wall clock and counts the threads of the parallel
     validation pass, which ``time.thread_time`` would miss; the steps' own time is
     ``res.trace.seconds``, wall clock, so their ratio and the rest are reported only with
@@ -68,6 +69,7 @@ def measure(X, y, reps=9, clock=time.perf_counter):
         f()
     ratio = {k: [] for k in calls}
     steps = {k: [] for k in calls}
+    checks = {k: [] for k in calls}  # the pass inside the call: res.info["check_seconds"]
     spmv = []
     for _ in range(reps):
         for k, f in calls.items():
@@ -79,6 +81,7 @@ def measure(X, y, reps=9, clock=time.perf_counter):
             ratio[k].append(sec / s)
             if not k.startswith("check") and clock is time.perf_counter:
                 steps[k].append(out.trace.seconds[-1] / s)
+                checks[k].append(out.info["check_seconds"] / s)
     out = {"check": float(np.median(ratio["check"])), "reps": reps,
            "check1": float(np.median(ratio["check1"])), "threads": rows.pass_threads(),
            "spmv_seconds": float(np.median(spmv)), "m": X.shape[0], "n": X.shape[1],
@@ -86,8 +89,9 @@ def measure(X, y, reps=9, clock=time.perf_counter):
     for k in ("sgd", "svmsgd2"):
         whole = float(np.median(ratio[k]))
         steps_k = float(np.median(steps[k])) if steps[k] else float("nan")
+        check_k = float(np.median(checks[k])) if checks[k] else float("nan")
         # neither the steps nor the validation pass (medians; noisy on a loaded machine)
-        out[k] = (whole, steps_k, whole - steps_k - out["check"])
+        out[k] = (whole, steps_k, check_k, whole - steps_k - check_k)
     out["clock"] = ("wall clock" if clock is time.perf_counter else
                     "process CPU time, all threads")
     return out
@@ -101,10 +105,10 @@ def report(out):
           f"{out['check']:.2f} SpMV on {out['threads']} thread(s), {out['check1']:.2f} on one")
     for k, label in [("sgd", "sgd(order='cyclic'), one epoch"),
                      ("svmsgd2", "svmsgd2(t0=1e4, order='cyclic'), one epoch")]:
-        whole, steps, rest = out[k]
-        print(f"  {label:<46} whole call {whole:5.2f}  steps {steps:5.2f}  rest "
-              f"{rest:5.2f} SpMV" if steps == steps else
-              f"  {label:<46} whole call {whole:5.2f} SpMV")
+        whole, steps, check, rest = out[k]
+        print(f"  {label:<44} whole call {whole:5.2f}  check {check:4.2f}  steps "
+              f"{steps:4.2f}  rest {rest:4.2f} SpMV" if steps == steps else
+              f"  {label:<44} whole call {whole:5.2f} SpMV")
 
 
 def main():
