@@ -800,3 +800,32 @@ def _stats_of(X):
 
     rows_mod.PARALLEL_NNZ = 0
     return as_rows(X).stats
+
+
+def test_fixed_pass_threads_sets_the_threads_in_a_block_and_restores_them(monkeypatch):
+    """fixed_pass_threads(k): the pass on k threads inside the block (nested blocks too),
+    the automatic choice again after it, even after an error; a bad k is refused; the
+    timing harness's differences run the pass serially (their set-up must cancel)."""
+    from rlmlib.book.bench import timing
+    from rlmlib.core import rows as rows_mod
+
+    auto = rows_mod.pass_threads()
+    with rows_mod.fixed_pass_threads(3):
+        assert rows_mod.pass_threads() == 3
+        with rows_mod.fixed_pass_threads(1):
+            assert rows_mod._parallel_threads(10**9, 10**6) == 1
+        assert rows_mod.pass_threads() == 3
+    with pytest.raises(ZeroDivisionError), rows_mod.fixed_pass_threads(2):
+        1 / 0
+    assert rows_mod.pass_threads() == auto
+    with pytest.raises(ValueError, match="threads must be an integer"):
+        with rows_mod.fixed_pass_threads(0):
+            pass
+    X = _random_csr(0, m=3000, n=200, density=0.05)
+    monkeypatch.setattr(rows_mod, "PARALLEL_NNZ", 0)
+    seen = []
+    real = rows_mod._parallel_threads
+    monkeypatch.setattr(rows_mod, "_parallel_threads", lambda *a: seen.append(real(*a))
+                        or seen[-1])
+    timing.cpu_difference(lambda k: [as_rows(X) for _ in range(k)])
+    assert seen == [1, 1, 1]

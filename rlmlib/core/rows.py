@@ -6,6 +6,7 @@ a CSR *view* of itself (``data = X.ravel()`` without a copy, ``indices`` repeati
 ``0..n-1``), the indirection scikit-learn's ``ArrayDataset`` uses, so one kernel serves dense
 and sparse input. Scalar arguments are checked in :mod:`rlmlib.core.checks`.
 """
+import contextlib
 import itertools
 import math
 import threading
@@ -15,7 +16,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from .checks import SIGMA_MIN, _show, check_choice
+from .checks import SIGMA_MIN, _show, check_choice, check_int
 from .cpus import usable_cores
 
 _RowsBase = namedtuple("Rows", ["data", "indices", "indptr", "n_features", "sparse"])
@@ -541,14 +542,36 @@ BLOCKS_PER_THREAD = 4
 MAX_PASS_THREADS = 4
 
 
+#: threads of the validation pass set by :func:`fixed_pass_threads` (None: automatic)
+_FIXED_THREADS = None
+
+
 def pass_threads():
     """Threads of the validation pass: ``numba.config.NUMBA_NUM_THREADS`` (the environment
     variable ``NUMBA_NUM_THREADS``, else the machine's cores), at most the cores this
     process may use (:func:`rlmlib.core.cpus.usable_cores`: its affinity and its control
-    group's CPU quota) and :data:`MAX_PASS_THREADS`. Read from the configuration, not
-    ``numba.get_num_threads()``, which would start numba's threading layer."""
+    group's CPU quota) and :data:`MAX_PASS_THREADS`; inside :func:`fixed_pass_threads`,
+    the number it fixed. Read from the configuration, not ``numba.get_num_threads()``,
+    which would start numba's threading layer."""
+    if _FIXED_THREADS is not None:
+        return _FIXED_THREADS
     return max(1, min(int(numba.config.NUMBA_NUM_THREADS), usable_cores(),
                       MAX_PASS_THREADS))
+
+
+@contextlib.contextmanager
+def fixed_pass_threads(threads):
+    """Within the block the validation pass runs on ``threads`` threads (1: serially),
+    whatever :func:`pass_threads` would choose; the results are the same to the bit. For
+    timing code whose set-up must cost the same in every run (``rlmlib.book.bench``).
+    Process-wide: not meant for blocks that run in several threads at once."""
+    global _FIXED_THREADS
+    threads = check_int("threads", threads)
+    old, _FIXED_THREADS = _FIXED_THREADS, threads
+    try:
+        yield
+    finally:
+        _FIXED_THREADS = old
 
 
 def _parallel_threads(size, m):

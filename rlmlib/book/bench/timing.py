@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from rlmlib.core.rows import fixed_pass_threads
+
 #: the CPU clock of every timing in rlmlib.book.bench: all threads of this process (the
 #: calling thread's time alone would miss the validation pass's helper threads)
 cpu_clock = time.process_time
@@ -39,14 +41,17 @@ def cpu_seconds(f, *args, **kw):
 
 def cpu_difference(run, small=1, big=2):
     """CPU seconds of ``run(big)`` minus those of ``run(small)`` (the set-up paid by both
-    cancels).
+    cancels). Both run with rlmlib's validation pass on one thread: it cancels either way,
+    and on two threads its CPU time varies more from run to run (the threads share the
+    memory bus), noise a difference of two timings cannot bear.
 
     Examples
     --------
     >>> cpu_difference(lambda k: sum(range(k * 10 ** 5))) > 0
     True
     """
-    return cpu_seconds(run, big)[0] - cpu_seconds(run, small)[0]
+    with fixed_pass_threads(1):
+        return cpu_seconds(run, big)[0] - cpu_seconds(run, small)[0]
 
 
 def cpu_pass(f, X, y, **kw):

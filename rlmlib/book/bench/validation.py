@@ -50,11 +50,8 @@ def measure(X, y, reps=9, clock=time.perf_counter):
     from rlmlib.core.rows import check_X_y
 
     def one_thread_check():
-        keep, rows.pass_threads = rows.pass_threads, lambda: 1
-        try:
+        with rows.fixed_pass_threads(1):
             return check_X_y(X, y, compact_dense=True)
-        finally:
-            rows.pass_threads = keep
 
     w = np.random.default_rng(0).standard_normal(X.shape[1])
     calls = {
