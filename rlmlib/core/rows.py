@@ -416,7 +416,7 @@ def _scan_block(data, indices, indptr, nnz, r0, r1):
     for i in range(r0, r1):
         a = indptr[i]
         b = indptr[i + 1]
-        if b < a or b > nnz:  # also when indptr[i] itself is beyond nnz (then b < a or > nnz)
+        if b < a or b > nnz:  # also when indptr[i] is beyond nnz (then b < a or b > nnz)
             return np.int64(i + 1), A, Rs, bad, nsub, nzero, descents, lo, hi
         acc = 0.0
         ns = 0
@@ -444,7 +444,8 @@ def _scan_block(data, indices, indptr, nnz, r0, r1):
 @njit(cache=True)
 def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents, lo, hi):
     """(fault, pos, R, n_subnormal, n_zero, canonical) of :func:`_scan_csr` from the
-    results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad, or 0)."""
+    results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad, or
+    0)."""
     if row_fault > 0:  # the rows before it were scanned, not the others: no counts
         return 2, row_fault, 0.0, 0, 0, True
     R = max(math.sqrt(A), Rs)
@@ -818,7 +819,8 @@ def row_scale(rows):
         m = rows.data.shape[0] // n
         bad, R, nsub, nzero = scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, nzero, _ = scan_csr(rows.data, rows.indices, rows.indptr.view(np.uint64),
+        _, _, R, nsub, nzero, _ = scan_csr(rows.data, rows.indices,
+                                           rows.indptr.view(np.uint64),
                                      np.uint64(n_rows(rows)), np.uint64(rows.n_features))
     return _stats(rows.data, R, nsub, nzero)
 

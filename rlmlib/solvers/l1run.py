@@ -128,9 +128,8 @@ def run_l1(name, kernel, X, y, *, sigma, eta=None, epochs, loss, schedule=None, 
     checks), ``own_params`` its hyperparameters for ``res.params``; ``zeros_absent``: run on
     the rows without their stored zeros (:func:`without_stored_zeros`); ``hint(p, eta)``:
     the solver's own likely cause when the run ends above F(0) (default: steps too long for
-    the rows). The checks (sigma >= 0,
-    eta, schedule, then everything ``Problem`` checks), the scale bound and the run are
-    shared. ``eta`` None: DEFAULT_ETA / L with ``schedule`` (None: 'slow_invsqrt');
+    the rows). The checks (sigma >= 0, eta, schedule, then everything ``Problem``
+    checks), the scale bound and the run are shared. ``eta`` None: DEFAULT_ETA / L with ``schedule`` (None: 'slow_invsqrt');
     ``schedule`` None with a given eta: 'constant'; ``p.eta`` holds the eta used."""
     if eta is not None:
         eta = check_positive("eta", eta)

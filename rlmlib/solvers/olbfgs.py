@@ -225,32 +225,32 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
     epochs ranges over 0.005 – 0.015 (median 8e-3), so 1e-2 is its typical, not its
     worst, figure.
 
-    Why the default deviates from the paper (measured on the same problems). (1) A pair
-    from one example with no loss curvature (squared hinge beyond the margin, logistic far
-    from it) has y = σ s, so H reaches I/σ in the directions no pair measured; without the
-    clip the gain must keep t0 >= L/(2σ) as for SGD's first step (t0 = 1 or 10 diverges:
+    Why the default deviates from the paper (measured on the same problems). (1) A pair from
+    one example with no loss curvature (squared hinge beyond the margin, logistic far from
+    it) has y = σ s, so H reaches I/σ in the directions no pair measured; without the clip
+    the gain must keep t0 >= L/(2σ) as for SGD's first step (t0 = 1 or 10 diverges:
     F ~ 1e20 – 1e39), and at such a t0 the gain 1/(t + t0) on a near-Newton H contracts
     every direction only like t0/(t + t0): the selected t0 = 1e3 (60 × 5 data) or 1e5
     (breast cancer) left gaps 2.9 and 10.7 after 30 epochs, and the selection tied at F(0)
     on 24 of 120 random problems. The clip (every t0 stable) removes both. (2) With the
     paper's pairs (``pair_batch=1, pair_every=1``) and the clip, H interpolates single
     examples' secants, an unbiased but rank-one estimate of F's Hessian: after 100 epochs
-    the gaps are 0.16 (60 × 5) and 0.022 (breast cancer) on the squared hinge, up to 1.09
-    on the random problems (58 of 120 above 1e-2; logistic up to 0.047), and averaging the
+    the gaps are 0.16 (60 × 5) and 0.022 (breast cancer) on the squared hinge, up to 1.09 on
+    the random problems (58 of 120 above 1e-2; logistic up to 0.047), and averaging the
     iterates (Polyak's, of the epochs' ends, or of the run's last half) left 0.02 – 0.16 on
-    the 60 × 5 case. The average of 40 examples' secants (Schraudolph et al.'s mini-batch pairs, here for y
-    only: the gradient stays one example's) removes that noise; forming a pair only every
-    4th step (as Byrd et al.'s SQN forms its pairs every L steps) keeps its cost at
-    3 · 40 / 4 = 30 row operations per step. What is left is not the pairs' noise: exact
-    secants of F (all 569 breast-cancer rows, every step) end at 0.007 – 0.022 on its
+    the 60 × 5 case. The average of 40 examples' secants (Schraudolph et al.'s mini-batch
+    pairs, here for y only: the gradient stays one example's) removes that noise; forming a
+    pair only every 4th step (as Byrd et al.'s SQN forms its pairs every L steps) keeps its
+    cost at 3 · 40 / 4 = 30 row operations per step. What is left is not the pairs' noise:
+    exact secants of F (all 569 breast-cancer rows, every step) end at 0.007 – 0.022 on its
     squared hinge after 100 epochs; tail averaging (the last 1/2, 1/4 or 1/10 of the run)
     changed nothing, a larger gain c/(t + t0) (c = 2 – 10) or Schraudolph et al.'s
-    η0 t0/(t0 + t) made it worse. Holding H fixed over each epoch (so that a reshuffled
-    pass is an incremental gradient method with one preconditioner) brought the 60 × 5
-    squared hinge to 1e-4 but left breast cancer at 0.03 – 0.06 (memory 10 < n = 30: H is
-    h0 I on the directions no pair spans for a whole epoch), so it is not used. ``eta0``
-    and ``damping`` do not help the paper's pairs either (the squared hinge diverges for
-    t0 <= 1e4; damping 0.1 – 1 leaves gaps 0.3 – 1e5).
+    η0 t0/(t0 + t) made it worse. Holding H fixed over each epoch (so that a reshuffled pass
+    is an incremental gradient method with one preconditioner) brought the 60 × 5 squared
+    hinge to 1e-4 but left breast cancer at 0.03 – 0.06 (memory 10 < n = 30: H is h0 I on
+    the directions no pair spans for a whole epoch), so it is not used. ``eta0`` and
+    ``damping`` do not help the paper's pairs either (the squared hinge diverges for t0 <=
+    1e4; damping 0.1 – 1 leaves gaps 0.3 – 1e5).
 
     Cost of the default pairs (machine loaded, medians of alternated runs): at
     n = 47,236 with 76 non-zeros per row a step took 0.70 × the time of the paper's step

@@ -279,7 +279,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
                   ("mse" if task == "regression" else "accuracy"))
     params = {"sigma": sigma, "loss": loss, "p": p, "tol": tol, "max_iter": max_iter,
               "memory": memory}
-    info = {"check_seconds": pr.check_seconds, "gap_bound": bound, "relative_gap_bound": bound / abs(f) if f != 0 else bound,
+    info = {"check_seconds": pr.check_seconds, "gap_bound": bound,
+            "relative_gap_bound": bound / abs(f) if f != 0 else bound,
             "grad_dual_norm": _dual_norm(g, p), "message": message,
             "converged": converged, "n_iter": state["it"],
             "n_evaluations": last["nfev"]}

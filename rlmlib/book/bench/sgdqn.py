@@ -20,7 +20,8 @@ import numpy as np
 
 import rlmlib
 
-from .timing import cpu_clock, cpu_pass, fastest  # noqa: F401  (re-exported for the SGD-QN page)
+from .timing import cpu_clock
+from .timing import cpu_pass, fastest  # noqa: F401  (re-exported for the SGD-QN page)
 
 
 def sklearn_pass(X, y, sigma, seed=0, clock="wall"):

@@ -2,8 +2,9 @@
 runs. The pages that assert a comparison of times use these (the build must not fail because
 another process held a core).
 
-- :func:`cpu_seconds`: the CPU time of one call, all threads of this process (:data:`cpu_clock`;
-  rlmlib's validation pass runs on several threads from 2,000,000 stored values). It does
+- :func:`cpu_seconds`: the CPU time of one call, all threads of this process
+  (:data:`cpu_clock`; rlmlib's validation pass runs on several threads from 2,000,000
+  stored values). It does
   not count the time the threads waited while other processes held the cores, which the
   wall clock does; it does count the cycles they stalled on memory, so memory-bound work
   is measured.

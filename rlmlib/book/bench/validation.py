@@ -34,11 +34,11 @@ SIGMA = 1e-4
 def measure(X, y, reps=9, clock=time.perf_counter):
     """Median ratios to one SpMV: {'check': c, 'sgd': (whole, steps, check, rest),
     'svmsgd2': (whole, steps, check, rest), 'spmv_seconds': s, 'reps': reps}, timed by
-    ``clock`` (``time.process_time``, the CPU time of all threads of this process, is less disturbed
-    by other processes than the wall clock and counts the threads of the parallel
-    validation pass, which ``time.thread_time`` would miss; the steps' own time is
-    ``res.trace.seconds``, wall clock, so their ratio and the rest are reported only with
-    the wall clock)."""
+    ``clock`` (``time.process_time``, the CPU time of all threads of this process, is less
+    disturbed by other processes than the wall clock and counts the threads of the
+    parallel validation pass, which ``time.thread_time`` would miss; the steps' own time
+    is ``res.trace.seconds``, wall clock, so their ratio and the rest are reported only
+    with the wall clock)."""
 
     def _timed(f):
         t = clock()
@@ -99,7 +99,8 @@ def report(out):
           f"SpMV = {out['spmv_seconds'] * 1e3:.1f} ms (median); ratios to it, median of "
           f"{out['reps']} alternating repetitions, {out['clock']} (shared, loaded machine)")
     print(f"  validation pass check_X_y (structure, finiteness, scale): "
-          f"{out['check']:.2f} SpMV on {out['threads']} thread(s), {out['check1']:.2f} on one")
+          f"{out['check']:.2f} SpMV on {out['threads']} thread(s), "
+          f"{out['check1']:.2f} on one")
     for k, label in [("sgd", "sgd(order='cyclic'), one epoch"),
                      ("svmsgd2", "svmsgd2(t0=1e4, order='cyclic'), one epoch")]:
         whole, steps, check, rest = out[k]
