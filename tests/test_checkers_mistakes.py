@@ -30,10 +30,53 @@ LOCATED = re.compile(r"on input .*(coordinate \d+ is .*expected|the value is .*e
 
 
 def test_expected_values_are_in_sync_with_the_references():
-    from rlmlib.book.checkers.base import EXPECTED_FILE
+    assert expected_tool.out_of_sync() == [], "run python -m instructors.expected"
 
-    assert EXPECTED_FILE.read_text(encoding="utf8") == expected_tool.dumps(
-        expected_tool.table()), "run python -m instructors.expected"
+
+def _perturbed_file(tmp_path, monkeypatch, rel):
+    """expected.json with every fiol step value multiplied by (1 + rel)."""
+    import json
+
+    from rlmlib.book.checkers import base
+
+    table = json.loads(base.EXPECTED_FILE.read_text(encoding="utf8"))
+    step = table["fiol"]["step"]
+    for label, v in step.items():
+        step[label] = (np.asarray(v, dtype=float) * (1 + rel)).tolist()
+    path = tmp_path / "expected.json"
+    path.write_text(json.dumps(table))
+    monkeypatch.setattr(base, "EXPECTED_FILE", path)
+    monkeypatch.setattr(expected_tool, "EXPECTED_FILE", path)
+
+
+def test_expected_sync_tolerates_another_machines_last_bits(tmp_path, monkeypatch):
+    # a few roundings of difference (another CPU's BLAS): still in sync
+    _perturbed_file(tmp_path, monkeypatch, 4e-16)
+    assert expected_tool.out_of_sync() == []
+
+
+def test_expected_sync_catches_a_changed_reference(tmp_path, monkeypatch):
+    # the step's self-check allows 1e-9 of the largest entry: 2e-10 is a fifth of it, more
+    # than the tenth the sync allows, so a reference that moved this much is caught
+    _perturbed_file(tmp_path, monkeypatch, 2e-10)
+    problems = expected_tool.out_of_sync()
+    assert problems and all(p.startswith("fiol.step") for p in problems), problems
+
+
+def test_expected_sync_catches_a_missing_case(tmp_path, monkeypatch):
+    import json
+
+    from rlmlib.book.checkers import base
+
+    table = json.loads(base.EXPECTED_FILE.read_text(encoding="utf8"))
+    dropped = sorted(table["theory"]["two_point_kl"])[0]
+    del table["theory"]["two_point_kl"][dropped]
+    path = tmp_path / "expected.json"
+    path.write_text(json.dumps(table))
+    monkeypatch.setattr(base, "EXPECTED_FILE", path)
+    monkeypatch.setattr(expected_tool, "EXPECTED_FILE", path)
+    problems = expected_tool.out_of_sync()
+    assert any("theory.two_point_kl: the file has cases" in p for p in problems), problems
 
 
 def test_every_exercise_has_a_checker_grader_reference_and_mistakes():

@@ -8,6 +8,7 @@ instructors.expected`` from the reference answers), plus properties every answer
 A cause (overflow, underflow) is named only when a second call proves it: the student's
 function is right on the same input scaled to moderate magnitudes (``probe``).
 """
+import contextlib
 import functools
 import json
 import math
@@ -17,6 +18,48 @@ from pathlib import Path
 import numpy as np
 
 EXPECTED_FILE = Path(__file__).with_name("expected.json")
+
+#: the fraction of each comparison's tolerance in force (1: the self-checks as students
+#: meet them; ``tolerance_scale`` lowers it to test expected.json against this machine)
+_TOL_SCALE = [1.0]
+
+
+@contextlib.contextmanager
+def tolerance_scale(factor):
+    """Within this block every comparison of the self-checks allows only ``factor`` times
+    its usual error (relative and absolute parts alike).
+
+    ``python -m instructors.expected --check`` runs every self-check on the reference
+    answers computed on this machine with ``factor = 0.1``: the values of expected.json,
+    written on another machine (other BLAS kernels round the last bits differently), are
+    in sync when they are within a tenth of what the self-check allows, so a correct
+    answer keeps nine tenths of its tolerance.
+
+    Parameters
+    ----------
+    factor : float
+        In (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.book.checkers.base import _compare_vectors, tolerance_scale
+    >>> _compare_vectors("f", np.float64(1 + 1e-10), 1.0, 1e-9, "x")  # within 1e-9
+    >>> with tolerance_scale(0.01):
+    ...     try:
+    ...         _compare_vectors("f", np.float64(1 + 1e-10), 1.0, 1e-9, "x")
+    ...     except AssertionError as e:
+    ...         print(str(e).split(" (error")[0])
+    f on input x: the value is 1.0000000001, expected 1
+    """
+    if not 0 < factor <= 1:
+        raise ValueError(f"factor must be in (0, 1], got {factor!r}")
+    old = _TOL_SCALE[0]
+    _TOL_SCALE[0] = old * factor
+    try:
+        yield
+    finally:
+        _TOL_SCALE[0] = old
 
 
 @functools.lru_cache(maxsize=1)
@@ -203,12 +246,13 @@ def _compare_arrays(name, got, expected, rtol, case, scalar=False, probe=None, a
     scale = np.abs(expected)
     same = (got == expected) | (np.isnan(got) & np.isnan(expected))
     err = np.where(same, 0.0, np.abs(got - expected))
-    tol = rtol * scale + atol
+    tol = _TOL_SCALE[0] * (rtol * scale + atol)
     over = err > tol
     if over.any():
         ratio = np.where(over, err / np.maximum(tol, 1e-300), 0.0)
         i = int(np.argmax(ratio))
         rel = err[i] / scale[i] if scale[i] > 0 else math.inf
+        rtol, atol = _TOL_SCALE[0] * rtol, _TOL_SCALE[0] * atol
         allowed = (f"relative {rtol:g}" if rtol else "") + (" + " if rtol and atol else "") \
             + (f"absolute {atol:.3g}" if atol else "")
         raise AssertionError(f"{name} on input {case}: {where(scalar, i)} is "
