@@ -25,8 +25,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student bench record clean env lab instructors-env \
-        assignments assignments-test
+.PHONY: book test unit html-test book-student bench record record-timings stress clean env \
+        lab instructors-env assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
 # rebuilt when requirements.txt or pyproject.toml change
@@ -129,6 +129,35 @@ record: $(STAMP)
 	    -o "$$tmp/run.ipynb"; \
 	done
 	git status --short data/recorded
+
+# ----------------------------------------------------------------------------- timing records
+# Claims about time rest on measurements recorded on a quiet machine (rlmlib.book.timings):
+# the pages that time code are executed one after another with RLMLIB_RECORD_TIMINGS=1,
+# each measurement writing data/recorded/timings/<name>.json (commit, CPU, cores, BLAS
+# kernel, load average); a recording is refused above load RLMLIB_RECORD_MAX_LOAD (1.5).
+# Then the book is built and the browser test records the explorables' redraw latencies.
+# About 6 minutes on two idle cores. Commit the JSON files afterwards.
+TIMED_PAGES := chapters/foundations/order.md chapters/theory/minibatch.md \
+               chapters/implementation/benchmarks.md chapters/implementation/cluster.md \
+               chapters/pegasos/experiments.md chapters/sgdqn/experiments.md \
+               chapters/fiol/experiments.md chapters/precond/experiments.md
+record-timings: $(STAMP)
+	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record-timings] commit rlmlib first: the record names the commit it ran"; exit 1; }
+	@for f in $(TIMED_PAGES); do \
+	  tmp=$$(mktemp -d); cp "$$f" "$$tmp/run.md"; echo "[record-timings] $$f"; \
+	  RLMLIB_RECORD_TIMINGS=1 $(BUILD_ENV) $(VENV)/bin/jupytext --to notebook --execute \
+	    "$$tmp/run.md" -o "$$tmp/run.ipynb" > /dev/null; \
+	done
+	$(MAKE) book
+	@# the browser, JupyterLab and its kernel are load of their own: allow 2.5
+	RLMLIB_RECORD_TIMINGS=1 RLMLIB_RECORD_MAX_LOAD=2.5 $(PY) -m pytest -q -s \
+	  tests/html/test_explorables_browser.py
+	git status --short data/recorded/timings
+
+# The suite on a busy machine, on other BLAS kernels and on one numba thread
+# (tools/stress_suite.py; CI runs it on a schedule, .github/workflows/stress.yml)
+stress: $(STAMP) $(ISTAMP)
+	$(PY) tools/stress_suite.py
 
 clean:
 	rm -rf _build .numba_cache .pytest_cache
