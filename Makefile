@@ -145,7 +145,8 @@ record-timings: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record-timings] commit rlmlib first: the record names the commit it ran"; exit 1; }
 	@for f in $(TIMED_PAGES); do \
 	  tmp=$$(mktemp -d); cp "$$f" "$$tmp/run.md"; echo "[record-timings] $$f"; \
-	  RLMLIB_RECORD_TIMINGS=1 $(BUILD_ENV) $(VENV)/bin/jupytext --to notebook --execute \
+	  RLMLIB_RECORD_TIMINGS=1 RLMLIB_RECORD_WAIT=600 $(BUILD_ENV) \
+	    $(VENV)/bin/jupytext --to notebook --execute \
 	    "$$tmp/run.md" -o "$$tmp/run.ipynb" > /dev/null; \
 	done
 	$(MAKE) book

@@ -10,7 +10,8 @@ executes the pages that time code one after another on a quiet machine; :func:`m
 then also writes ``data/recorded/timings/<name>.json`` with the commit, the machine (CPU
 model, cores, BLAS kernel) and the load average before and after the measurement. A
 recording on a loaded machine is refused (``RLMLIB_RECORD_MAX_LOAD``, default 1.5: the
-page being executed is one process of load).
+page being executed is one process of load), after waiting up to ``RLMLIB_RECORD_WAIT``
+seconds (default 0; ``make record-timings`` waits 600) for the load to fall.
 """
 import json
 import os
@@ -45,7 +46,25 @@ def recording():
 
 
 def max_load():
-    """The largest 1-minute load average at which a recording is accepted."""
+    """The largest 1-minute load average at which a recording is accepted
+    (``RLMLIB_RECORD_MAX_LOAD``, default 1.5).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        When ``RLMLIB_RECORD_MAX_LOAD`` is not a number.
+
+    Examples
+    --------
+    >>> import os
+    >>> from rlmlib.book.timings import max_load
+    >>> max_load() == float(os.environ.get("RLMLIB_RECORD_MAX_LOAD", "1.5"))
+    True
+    """
     raw = os.environ.get("RLMLIB_RECORD_MAX_LOAD", "1.5")
     try:
         value = float(raw)
@@ -55,7 +74,18 @@ def max_load():
 
 
 def cpu_model():
-    """The CPU's model name (from /proc/cpuinfo; ``platform.processor()`` elsewhere)."""
+    """The CPU's model name (from /proc/cpuinfo; ``platform.processor()`` elsewhere).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from rlmlib.book.timings import cpu_model
+    >>> isinstance(cpu_model(), str)
+    True
+    """
     try:
         with open("/proc/cpuinfo", encoding="utf8") as f:
             for line in f:
@@ -77,10 +107,39 @@ def _blas():
 
 
 def path_of(name):
-    """``data/recorded/timings/<name>.json``."""
+    """``data/recorded/timings/<name>.json``.
+
+    Parameters
+    ----------
+    name : str
+        Letters, digits, ``-`` and ``_``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        For any other name.
+
+    Examples
+    --------
+    >>> from rlmlib.book.timings import path_of
+    >>> path_of("order-epoch-costs").name
+    'order-epoch-costs.json'
+    """
     if not name or not all(c.isalnum() or c in "-_" for c in name):
         raise ValueError(f"name must be letters, digits, '-' and '_', got {name!r}")
     return TIMINGS_DIR / f"{name}.json"
+
+
+def _shown(path):
+    """``path`` relative to the repository where it lies inside it."""
+    try:
+        return path.relative_to(records.REPO)
+    except ValueError:
+        return path
 
 
 @dataclass(frozen=True)
@@ -89,6 +148,26 @@ class Timed:
 
     ``live`` and ``recorded`` have the form of the measuring function's result in plain
     JSON (tuples become lists, keys strings). Assert on ``recorded``; show ``live``.
+
+    Attributes
+    ----------
+    name : str
+        The record's name.
+    live : object
+        This build's measurement.
+    recorded : object
+        The recorded measurement.
+    provenance : dict
+        Where and when it was recorded: ``date``, ``commit``, ``rlmlib_modified``, ``cpu``,
+        ``cores``, ``blas``, ``load_before``, ``load_after`` ...
+
+    Examples
+    --------
+    >>> from rlmlib.book.timings import Timed, load
+    >>> result, provenance = load("order-epoch-costs")
+    >>> t = Timed("order-epoch-costs", result, result, provenance)
+    >>> t.describe().startswith("recorded ")
+    True
     """
     name: str
     live: object
@@ -108,14 +187,31 @@ class Timed:
 def load(name):
     """The recorded timing ``name``: ``(result, provenance)``.
 
+    Parameters
+    ----------
+    name : str
+        The record's name.
+
+    Returns
+    -------
+    tuple
+        The measurement (plain JSON) and its provenance (a dict).
+
     Raises
     ------
     FileNotFoundError
         With the command that makes it, when the record is missing.
+
+    Examples
+    --------
+    >>> from rlmlib.book.timings import load
+    >>> result, provenance = load("order-epoch-costs")
+    >>> result["sgd cyclic"][0] > 0 and len(provenance["commit"]) == 40
+    True
     """
     path = path_of(name)
     if not path.exists():
-        raise FileNotFoundError(f"no recorded timing {path.relative_to(records.REPO)}: "
+        raise FileNotFoundError(f"no recorded timing {_shown(path)}: "
                                 "run `make record-timings` on a quiet machine")
     rec = json.loads(path.read_text())
     return rec["result"], rec["provenance"]
@@ -148,12 +244,19 @@ def measure(name, func, *args, **kwargs):
     Examples
     --------
     >>> from rlmlib.book import timings
-    >>> t = timings.measure("example", lambda: {"a": 1.0})     # doctest: +SKIP
-    >>> t.live, t.recorded                                      # doctest: +SKIP
-    ({'a': 1.0}, {'a': ...})
+    >>> t = timings.measure("order-epoch-costs", lambda: {"sgd cyclic": (1.5, 2.5)})
+    >>> t.live                               # this build's (here: made up)
+    {'sgd cyclic': [1.5, 2.5]}
+    >>> t.recorded["sgd cyclic"] == timings.load("order-epoch-costs")[0]["sgd cyclic"]
+    True
     """
     path = path_of(name)
     load_before = os.getloadavg()[0]
+    if recording():              # wait up to RLMLIB_RECORD_WAIT seconds for a quiet moment
+        deadline = time.monotonic() + float(os.environ.get("RLMLIB_RECORD_WAIT", "0"))
+        while load_before > max_load() and time.monotonic() < deadline:
+            time.sleep(10)
+            load_before = os.getloadavg()[0]
     if recording() and load_before > max_load():
         raise RuntimeError(
             f"load average {load_before:.2f} > {max_load():g}: a timing record must be made "
@@ -174,6 +277,6 @@ def measure(name, func, *args, **kwargs):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"name": name, "result": live,
                                     "provenance": provenance}, indent=1) + "\n")
-        print(f"recorded timing saved to {path.relative_to(records.REPO)}")
+        print(f"recorded timing saved to {_shown(path)}")
     recorded, provenance = load(name)
     return Timed(name, live, recorded, provenance)
