@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,3 +129,44 @@ def test_every_result_names_its_assumptions():
     assert not stale, f"allow-listed theorems that now name their assumptions: {stale}"
     for label, (rel, _, _) in found.items():
         assert label not in UNNAMED or not rel.startswith(OWN), label
+
+
+@pytest.fixture(scope="module")
+def constants():
+    """Stated and sampled constants of the page's table for four losses."""
+    import rlmlib
+    from rlmlib.book.assumptions import sampled_constants, stated_constants
+
+    data = {"binary": rlmlib.load_dataset("breast_cancer", standardize=True),
+            "regression": rlmlib.load_dataset("diabetes", standardize=True)}
+    out = {}
+    for loss in ("logistic", "squared_hinge", "squared", "hinge"):
+        d = data[rlmlib.LOSSES[loss]["task"]]
+        c = stated_constants(loss, d.X, d.y, 1e-2)
+        out[loss] = (c, sampled_constants(loss, d.X, d.y, 1e-2, c, seed=0))
+    return out
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared", "hinge"])
+def test_the_constant_checks_fail_off_by_two(constants, loss):
+    """The page's comparison passes the stated constants and fails each one doubled or
+    halved (mu halved only where it is attained; script L is a one-sided bound)."""
+    from rlmlib.book.assumptions import MU_ATTAINED, check_constants
+
+    stated, sampled = constants[loss]
+    assert check_constants(loss, stated, sampled) == []
+    tried = 0
+    for key in ("G_l", "L_l", "L_max", "L", "mu"):
+        if key not in sampled or not np.isfinite(stated[key]):
+            continue
+        for factor in (2.0, 0.5):
+            if key == "mu" and factor == 0.5 and loss not in MU_ATTAINED:
+                continue
+            wrong = dict(stated, **{key: factor * stated[key]})
+            failed = check_constants(loss, wrong, sampled)
+            assert failed and failed[0].startswith(key), (loss, key, factor, failed)
+            tried += 1
+    assert tried >= 2
+    if "es" in sampled:            # script L stated at half the sampled ratio fails too
+        wrong = dict(stated, es=0.5 * sampled["es"])
+        assert check_constants(loss, wrong, sampled)[0].startswith("es")
