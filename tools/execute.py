@@ -44,7 +44,9 @@ READER = {"name": "myst_nb_md", "type": "plugin"}
 #: the repository (also for the student edition's copy, whose tools/ is a symlink here)
 REPO = Path(__file__).resolve().parents[1]
 #: what executed outputs depend on besides the notebooks' own code (which jupyter-cache hashes)
-DEPENDS = ["rlmlib", "data", "benchmarks", "requirements.txt", "pyproject.toml"]
+#: (chapters/foundations/symbols.yml: the notation page's tables are generated from it)
+DEPENDS = ["rlmlib", "data", "benchmarks", "requirements.txt", "pyproject.toml",
+           "chapters/foundations/symbols.yml"]
 #: environment variables that change what the chapters compute (sizes, figure mode)
 ENV_DEPENDS = ["RLMLIB_FULL", "RLMLIB_EXPLORE"]
 #: pages that time code and state results about the times: executed one at a time, after
