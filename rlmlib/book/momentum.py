@@ -111,3 +111,132 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
         gbar = gbar + (g - a[j]) * X[j] / m
         a[j] = g
     return w
+
+
+# ------------------------------------------------ deterministic methods (first page)
+def heavy_ball(grad, w0, eta, beta, T):
+    """Box "Heavy ball": w_{t+1} = w_t - η ∇F(w_t) + β (w_t - w_{t-1}), w_{-1} = w_0.
+
+    Parameters
+    ----------
+    grad : callable, w -> ∇F(w)
+    w0 : numpy.ndarray
+    eta, beta : float
+    T : int
+        Number of steps.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T + 1, n)
+        The iterates w_0 … w_T.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = heavy_ball(lambda w: w, np.array([1.0]), 0.5, 0.25, 2)
+    >>> W[:, 0].tolist()
+    [1.0, 0.5, 0.125]
+    """
+    W = np.empty((T + 1, np.size(w0)))
+    W[0] = w = prev = np.asarray(w0, dtype=float)
+    for t in range(T):
+        w, prev = w - eta * grad(w) + beta * (w - prev), w
+        W[t + 1] = w
+    return W
+
+
+def nesterov(grad, w0, L, mu, T):
+    """Box "Nesterov's method": y_t = w_t + β(w_t - w_{t-1}), w_{t+1} = y_t - ∇F(y_t)/L,
+    with β = (√Q - 1)/(√Q + 1), Q = L/μ, when μ > 0; for μ = 0 the sequence
+    A_t = t²/4 of the convex case (y_t = (A_t w_t + a_t z_t)/A_{t+1},
+    z_{t+1} = z_t - (a_t/L) ∇F(y_t), a_t = A_{t+1} - A_t).
+
+    Returns
+    -------
+    numpy.ndarray, shape (T + 1, n)
+        The iterates w_0 … w_T.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = nesterov(lambda w: 4.0 * w, np.array([1.0]), 4.0, 4.0, 1)   # Q = 1
+    >>> W[:, 0].tolist()
+    [1.0, 0.0]
+    """
+    W = np.empty((T + 1, np.size(w0)))
+    W[0] = w = prev = z = np.asarray(w0, dtype=float)
+    beta = (math.sqrt(L / mu) - 1.0) / (math.sqrt(L / mu) + 1.0) if mu > 0 else None
+    for t in range(T):
+        if beta is not None:
+            yv = w + beta * (w - prev)
+            w, prev = yv - grad(yv) / L, w
+        else:
+            A, A1 = t * t / 4.0, (t + 1) * (t + 1) / 4.0
+            yv = (A * w + (A1 - A) * z) / A1
+            g = grad(yv)
+            w, z = yv - g / L, z - (A1 - A) / L * g
+        W[t + 1] = w
+    return W
+
+
+def heavy_ball_radius(eta, beta, eigs):
+    """Spectral radius of heavy ball's iteration matrix on a quadratic with Hessian
+    eigenvalues ``eigs``: the largest modulus of a root of z² - (1 + β - ηλ) z + β.
+
+    Examples
+    --------
+    >>> round(heavy_ball_radius(1 / 9, 4 / 9, [1.0, 25.0]), 12)   # (√Q-1)/(√Q+1), Q = 25
+    0.666666666667
+    """
+    out = 0.0
+    for lam in np.atleast_1d(eigs):
+        out = max(out, float(np.abs(np.roots([1.0, -(1.0 + beta - eta * lam), beta])).max()))
+    return out
+
+
+def polyak_parameters(L, mu):
+    """Polyak's heavy-ball parameters for a quadratic with spectrum in [μ, L]:
+    η = 4/(√L + √μ)², β = ((√Q - 1)/(√Q + 1))².
+
+    Examples
+    --------
+    >>> polyak_parameters(25.0, 1.0)
+    (0.1111111111111111, 0.4444444444444444)
+    """
+    r = (math.sqrt(L / mu) - 1.0) / (math.sqrt(L / mu) + 1.0)
+    return 4.0 / (math.sqrt(L) + math.sqrt(mu)) ** 2, r * r
+
+
+def lrp_function(x):
+    """Lessard, Recht and Packard's one-dimensional counterexample (μ = 1, L = 25):
+    25x²/2 for x < 1, x²/2 + 24x - 12 on [1, 2), 25x²/2 - 24x + 36 for x >= 2; returns
+    (value, derivative).
+
+    Examples
+    --------
+    >>> lrp_function(1.0), lrp_function(2.0)
+    ((12.5, 25.0), (38.0, 26.0))
+    """
+    x = float(x)
+    if x < 1.0:
+        return 12.5 * x * x, 25.0 * x
+    if x < 2.0:
+        return 0.5 * x * x + 24.0 * x - 12.0, x + 24.0
+    return 12.5 * x * x - 24.0 * x + 36.0, 25.0 * x - 24.0
+
+
+def worst_function(n, L, mu):
+    """Nesterov's worst quadratic in n dimensions for the class (μ, L):
+    F(w) = (L - μ)/8 (wᵀAw - 2 w_1) + (μ/2)‖w‖², A tridiagonal (2 on the diagonal, -1 off).
+    Returns (H, b) with F(w) = ½ wᵀHw - bᵀw.
+
+    Examples
+    --------
+    >>> H, b = worst_function(3, 10.0, 2.0)
+    >>> H.tolist(), b.tolist()
+    ([[6.0, -2.0, 0.0], [-2.0, 6.0, -2.0], [0.0, -2.0, 6.0]], [2.0, 0.0, 0.0])
+    """
+    A = 2.0 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)
+    b = np.zeros(n)
+    b[0] = (L - mu) / 4.0
+    return (L - mu) / 4.0 * A + mu * np.eye(n), b
