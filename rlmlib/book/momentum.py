@@ -240,3 +240,39 @@ def worst_function(n, L, mu):
     b = np.zeros(n)
     b[0] = (L - mu) / 4.0
     return (L - mu) / 4.0 * A + mu * np.eye(n), b
+
+
+# --------------------------------------------------- stochastic momentum (second page)
+def heavy_ball_floor(eta, beta, h, s2):
+    """Stationary mean square E w² of heavy ball on the one-dimensional quadratic
+    f_i(w) = h(w - b_i)²/2 with E b_i = 0, E (h b_i)² = s2 (gradient noise s2 at the
+    optimum): η s2 (1 + β) / (h (1 - β)(2(1 + β) - ηh)), for 0 <= β < 1 and
+    0 < ηh < 2(1 + β).
+
+    Examples
+    --------
+    >>> round(heavy_ball_floor(0.1, 0.0, 1.0, 1.0), 12)   # SGD: η s2 / (h (2 - ηh))
+    0.052631578947
+    """
+    if not (0.0 <= beta < 1.0 and 0.0 < eta * h < 2.0 * (1.0 + beta)):
+        raise ValueError(f"heavy_ball_floor needs 0 <= beta < 1 and 0 < eta h < 2(1 + "
+                         f"beta), got eta={eta!r}, beta={beta!r}, h={h!r}")
+    return eta * s2 * (1.0 + beta) / (h * (1.0 - beta) * (2.0 * (1.0 + beta) - eta * h))
+
+
+def mean_rate_per_pass(X, sigma, eta, beta, m=None):
+    """The factor per pass by which heavy ball's *mean* iterates approach w* on the ridge
+    problem (squared loss, sampling with replacement: E w_t follows heavy ball on F):
+    ρ^m, ρ the spectral radius of the iteration on H = XᵀX/m + σI (``heavy_ball_radius``).
+    The gap, quadratic in the error, falls by about its square, ρ^(2m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(mean_rate_per_pass(np.eye(2), 0.0, 1.0, 0.0), 12)   # H = I/2, ρ = 1/2, m = 2
+    0.25
+    """
+    X = np.asarray(X, dtype=float)
+    m = X.shape[0] if m is None else m
+    eigs = np.linalg.eigvalsh(X.T @ X / X.shape[0]) + sigma
+    return heavy_ball_radius(eta, beta, eigs) ** m
