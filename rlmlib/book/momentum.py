@@ -55,6 +55,16 @@ def averaged_sgd_literal(X, y, sigma, eta, beta, idx, loss="logistic"):
     Equal to ``sgd_momentum_literal(..., nesterov=False)`` in exact arithmetic (the
     part proves it).
 
+    Parameters
+    ----------
+    X, y, sigma, eta, beta, idx, loss
+        As ``sgd_momentum_literal`` (heavy ball only).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The last w.
+
     Examples
     --------
     >>> import numpy as np
@@ -156,6 +166,15 @@ def nesterov(grad, w0, L, mu, T):
     numpy.ndarray, shape (T + 1, n)
         The iterates w_0 … w_T.
 
+    Parameters
+    ----------
+    grad : callable, w -> ∇F(w)
+    w0 : numpy.ndarray
+    L, mu : float
+        Smoothness and strong convexity (mu = 0: the convex method).
+    T : int
+        Number of iterations.
+
     Examples
     --------
     >>> import numpy as np
@@ -183,6 +202,17 @@ def heavy_ball_radius(eta, beta, eigs):
     """Spectral radius of heavy ball's iteration matrix on a quadratic with Hessian
     eigenvalues ``eigs``: the largest modulus of a root of z² - (1 + β - ηλ) z + β.
 
+    Parameters
+    ----------
+    eta, beta : float
+        Step and momentum.
+    eigs : array-like
+        Eigenvalues of the Hessian.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(heavy_ball_radius(1 / 9, 4 / 9, [1.0, 25.0]), 12)   # (√Q-1)/(√Q+1), Q = 25
@@ -198,6 +228,16 @@ def polyak_parameters(L, mu):
     """Polyak's heavy-ball parameters for a quadratic with spectrum in [μ, L]:
     η = 4/(√L + √μ)², β = ((√Q - 1)/(√Q + 1))².
 
+    Parameters
+    ----------
+    L, mu : float
+        Largest and smallest eigenvalue, 0 < mu <= L.
+
+    Returns
+    -------
+    (float, float)
+        (η, β).
+
     Examples
     --------
     >>> polyak_parameters(25.0, 1.0)
@@ -211,6 +251,14 @@ def lrp_function(x):
     """Lessard, Recht and Packard's one-dimensional counterexample (μ = 1, L = 25):
     25x²/2 for x < 1, x²/2 + 24x - 12 on [1, 2), 25x²/2 - 24x + 36 for x >= 2; returns
     (value, derivative).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    (float, float)
 
     Examples
     --------
@@ -229,6 +277,17 @@ def worst_function(n, L, mu):
     """Nesterov's worst quadratic in n dimensions for the class (μ, L):
     F(w) = (L - μ)/8 (wᵀAw - 2 w_1) + (μ/2)‖w‖², A tridiagonal (2 on the diagonal, -1 off).
     Returns (H, b) with F(w) = ½ wᵀHw - bᵀw.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    L, mu : float
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        H of shape (n, n) and b of shape (n,).
 
     Examples
     --------
@@ -249,6 +308,24 @@ def heavy_ball_floor(eta, beta, h, s2):
     optimum): η s2 (1 + β) / (h (1 - β)(2(1 + β) - ηh)), for 0 <= β < 1 and
     0 < ηh < 2(1 + β).
 
+    Parameters
+    ----------
+    eta, beta : float
+        Step and momentum.
+    h : float
+        Curvature of every term.
+    s2 : float
+        Variance of the gradient at the optimum.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Outside the stable range.
+
     Examples
     --------
     >>> round(heavy_ball_floor(0.1, 0.0, 1.0, 1.0), 12)   # SGD: η s2 / (h (2 - ηh))
@@ -265,6 +342,17 @@ def mean_rate_per_pass(X, sigma, eta, beta, m=None):
     problem (squared loss, sampling with replacement: E w_t follows heavy ball on F):
     ρ^m, ρ the spectral radius of the iteration on H = XᵀX/m + σI (``heavy_ball_radius``).
     The gap, quadratic in the error, falls by about its square, ρ^(2m).
+
+    Parameters
+    ----------
+    X : array-like, shape (m, n)
+    sigma, eta, beta : float
+    m : int or None
+        Steps per pass (default: the number of rows).
+
+    Returns
+    -------
+    float
 
     Examples
     --------

@@ -42,6 +42,15 @@ def default_tau(Lmax, sigma, m):
     against more than 300 at κ/m = 25 (logistic), and at most 6 passes more than SAGA
     where κ ≤ m.
 
+    Parameters
+    ----------
+    Lmax, sigma : float
+    m : int
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> default_tau(101.0, 1e-3, 100)

@@ -38,6 +38,16 @@ def momentum_matrix(step, beta, sigma, nesterov):
     """The 2×2 matrix A of one step on a coordinate outside the row (module docstring) and
     the coefficient of ℓ' x_j in the step of w: -η (heavy ball) or -η(1 + β) (Nesterov).
 
+    Parameters
+    ----------
+    step, beta, sigma : float
+    nesterov : bool
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        A, shape (2, 2), and the coefficient.
+
     Examples
     --------
     >>> A, cw = momentum_matrix(0.1, 0.5, 1.0, False)
@@ -54,6 +64,15 @@ def momentum_matrix(step, beta, sigma, nesterov):
 def power_table(A, size):
     """U_0 … U_size with A^Δ = U_Δ A - det(A) U_{Δ-1} I (Cayley-Hamilton, module
     docstring).
+
+    Parameters
+    ----------
+    A : numpy.ndarray, shape (2, 2)
+    size : int
+
+    Returns
+    -------
+    numpy.ndarray, shape (size + 1,)
 
     Examples
     --------
