@@ -560,9 +560,10 @@ def two_point_kl(delta, T):
         ("off-by-one", "A^(d-1): one step short", [("int(d))", "int(d) - 1)")]),
         ("off-by-one", "A^(d+1): one step too many", [("int(d))", "int(d) + 1)")]),
         ("factor", "Nesterov's -step beta instead of -step beta^2",
-         [("-step * beta * beta]", "-step * beta]")]),
+         [("(1.0 + beta), -step * beta * beta", "(1.0 + beta), -step * beta")]),
         ("factor", "forgets the step in the shrink 1 - step sigma",
-         [("[[1.0 - step * sigma, -step * beta]", "[[1.0 - sigma, -step * beta]")]),
+         [("a11, a12 = 1.0 - step * sigma, -step * beta",
+           "a11, a12 = 1.0 - sigma, -step * beta")]),
         ("structure", "returns (v, w)", [("return float(out[0] * s), float(out[1] * s)",
                                           "return float(out[1] * s), float(out[0] * s)")]),
         ("order", "moves w with the old v, then updates v", """\

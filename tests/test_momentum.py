@@ -11,19 +11,7 @@ from rlmlib.book.momentum import (averaged_sgd_literal, catalyst_literal,
                                   sgd_momentum_literal)
 from rlmlib.book.vr import draws
 from rlmlib.solvers.sgd_momentum import momentum_matrix, power_table
-
-
-def problem(loss, m=90, n=9, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((m, n)) / np.arange(1, n + 1)
-    X *= rng.random((m, n)) < 0.4  # sparse rows: the lazy catch-up is exercised
-    z = X @ rng.standard_normal(n)
-    y = z + 0.1 * rng.standard_normal(m) if loss == "squared" else np.where(z > 0, 1.0, -1.0)
-    return X, y
-
-
-def close(a, b):
-    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * np.abs(b).max())
+from test_saga import close, problem  # sparse random rows; equality to 1e-12
 
 
 @pytest.mark.parametrize("loss", ["squared", "logistic"])

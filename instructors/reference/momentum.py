@@ -6,10 +6,10 @@ import numpy as np
 
 def momentum_catch_up(w, v, step, beta, sigma, nesterov, d):
     if nesterov:
-        A = np.array([[1.0 - step * sigma * (1.0 + beta), -step * beta * beta],
-                      [sigma, beta]])
+        a11, a12 = 1.0 - step * sigma * (1.0 + beta), -step * beta * beta
     else:
-        A = np.array([[1.0 - step * sigma, -step * beta], [sigma, beta]])
+        a11, a12 = 1.0 - step * sigma, -step * beta
+    A = np.array([[a11, a12], [sigma, beta]])
     if d <= 0:
         return float(w), float(v)
     # repeated squaring of A (entries at most 1 + step sigma in size: no overflow), then
