@@ -6,8 +6,9 @@ With g_t = ℓ'(⟨w, x_j⟩, y_j) x_j + σ w (one example's gradient) a step is
     heavy ball:  v <- β v + g_t,   w <- w - η v
     Nesterov:    v <- β v + g_t,   w <- w - η (g_t + β v)
 
-(v starts at 0; Nesterov's form is the one of Sutskever et al. and PyTorch, which is the
-look-ahead method of Nesterov written in the variable w - ηβv). On a coordinate k outside
+(v starts at 0; Nesterov's form is the one of Sutskever et al. as PyTorch writes it: the
+stored w is the extrapolated point where the gradient is taken, Nesterov's iterate is
+w + ηβv). On a coordinate k outside
 the row x_j the step is linear in (w_k, v_k) with the same 2×2 matrix A at every step:
 
     heavy ball  A = [[1 - ησ, -ηβ], [σ, β]],   Nesterov  A = [[1 - ησ(1 + β), -ηβ²], [σ, β]]
