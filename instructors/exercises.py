@@ -65,6 +65,13 @@ EXERCISES = {
                      ("rlmlib.solvers.saga.l1_catch_up",))],
     "ex-vr-sqhinge": [F("sqhinge_step", "vr", "check_sdca_squared_hinge")],
     "ex-vr-gap": [F("gap", "vr", "check_duality_gap", ("rlmlib.solvers.sdca._dual_objective",))],
+    "ex-mom-polyak": [F("polyak_parameters", "momentum", "check_polyak_parameters",
+                        ("rlmlib.book.momentum.polyak_parameters",))],
+    "ex-mom-catch-up": [F("momentum_catch_up", "momentum", "check_momentum_catch_up",
+                          ("rlmlib.solvers.sgd_momentum._catch_up",
+                           "rlmlib.solvers.sgd_momentum.power_table",
+                           "rlmlib.solvers.sgd_momentum.momentum_matrix",
+                           "rlmlib.solvers.sgd_momentum.momentum_catch_up_all"))],
 }
 
 

@@ -554,6 +554,60 @@ def two_point_kl(delta, T):
                                            "return round(T * delta * (math.log1p(delta) - "
                                            "math.log1p(-delta)))")]),
     ],
+    "momentum_catch_up": [
+        ("factor", "heavy ball's matrix for Nesterov too", [("    if nesterov:\n",
+                                                            "    if False:\n")]),
+        ("off-by-one", "A^(d-1): one step short", [("int(d))", "int(d) - 1)")]),
+        ("off-by-one", "A^(d+1): one step too many", [("int(d))", "int(d) + 1)")]),
+        ("factor", "Nesterov's -step beta instead of -step beta^2",
+         [("(1.0 + beta), -step * beta * beta", "(1.0 + beta), -step * beta")]),
+        ("factor", "forgets the step in the shrink 1 - step sigma",
+         [("a11, a12 = 1.0 - step * sigma, -step * beta",
+           "a11, a12 = 1.0 - sigma, -step * beta")]),
+        ("structure", "returns (v, w)", [("return float(out[0] * s), float(out[1] * s)",
+                                          "return float(out[1] * s), float(out[0] * s)")]),
+        ("order", "moves w with the old v, then updates v", """\
+def momentum_catch_up(w, v, step, beta, sigma, nesterov, d):
+    for _ in range(int(d)):
+        w_new = w - step * v if not nesterov else w - step * (sigma * w + beta * v)
+        v = beta * v + sigma * w
+        w = w_new
+    return w, v
+"""),
+        ("off-by-one", "d = 0 returns zeros", [("return float(w), float(v)",
+                                                "return 0.0, 0.0")]),
+        ("type", "returns w only", [("return float(out[0] * s), float(out[1] * s)",
+                                     "return float(out[0] * s)")]),
+    ],
+    "polyak_parameters": [
+        ("factor", "beta not squared", [("return 4.0 / (sL + sm) ** 2, r * r",
+                                         "return 4.0 / (sL + sm) ** 2, r")]),
+        ("factor", "eta = 4/(L + mu)", [("4.0 / (sL + sm) ** 2", "4.0 / (L + mu)")]),
+        ("factor", "gradient descent's step 2/(L + mu)", [("4.0 / (sL + sm) ** 2",
+                                                           "2.0 / (L + mu)")]),
+        ("overflow", "forms Q = L/mu", """\
+def polyak_parameters(L, mu):
+    Q = L / mu
+    r = (math.sqrt(Q) - 1.0) / (math.sqrt(Q) + 1.0)
+    return 4.0 / (math.sqrt(L) + math.sqrt(mu)) ** 2, r * r
+"""),
+        ("sign", "the inverse ratio (sqrt L + sqrt mu)/(sqrt L - sqrt mu)",
+         [("r = (sL - sm) / (sL + sm)", "r = (sL + sm) / (sL - sm)")]),
+        ("factor", "sqrt(r) instead of r^2", [("return 4.0 / (sL + sm) ** 2, r * r",
+                                               "return 4.0 / (sL + sm) ** 2, math.sqrt(r)")]),
+        ("factor", "the step without its square", [("4.0 / (sL + sm) ** 2",
+                                                     "4.0 / (sL + sm)")]),
+        ("factor", "the approximation beta = (1 - 2/sqrt(Q))^2", """\
+def polyak_parameters(L, mu):
+    sL, sm = math.sqrt(L), math.sqrt(mu)
+    return 4.0 / (sL + sm) ** 2, (1.0 - 2.0 * sm / sL) ** 2
+"""),
+        ("mixed magnitudes", "beta = 1 - 4 sqrt(Q)/(sqrt(Q) + 1)^2: cancels near Q = 1",
+         [("return 4.0 / (sL + sm) ** 2, r * r",
+           "return 4.0 / (sL + sm) ** 2, 1.0 - 4.0 * sL * sm / (sL + sm) ** 2")]),
+        ("library", "calls the book's own polyak_parameters",
+         "LIB:rlmlib.book.momentum.polyak_parameters"),
+    ],
 }
 
 

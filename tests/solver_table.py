@@ -29,6 +29,8 @@ SOLVER_TABLE = {
     "sdca": dict(kwargs=dict(epochs=2, loss="hinge"), steps="epochs"),
     "lbfgs": dict(kwargs=dict(loss="logistic"), steps=None),
     "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
+    "sgd_momentum": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
+    "catalyst": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
 }
 
 
@@ -97,6 +99,9 @@ DEFAULT_BUDGET = {
     # 8.9e-3 on 2 x 60 random ones (seeds 1000..1059, 2000..2059); one-example pairs
     # (pair_batch=pair_every=1) 0.004 - 0.16 whatever the budget
     "olbfgs": (dict(epochs=100), 1e-2, 1e-2),
+    # constant step (1 - beta)/(2 L_max): the noise floor of the effective step 1/(2 L_max)
+    "sgd_momentum": (dict(epochs=100), 1e-2, 1e-2),
+    "catalyst": (dict(epochs=50), 1e-2, 1e-2),
 }
 L1_SOLVERS = ("fiol", "comid", "isgd", "sgd_l1")
 
@@ -105,7 +110,7 @@ def default_losses(name):
     """The losses the default-call tests run ``name`` with."""
     if name == "pegasos":
         return ["hinge"]
-    if name in ("pgs", "sag", "svrg", "saga"):
+    if name in ("pgs", "sag", "svrg", "saga", "catalyst"):
         return ["logistic", "squared"]
     if name == "asgd":
         return ["hinge", "squared_hinge", "logistic"]

@@ -13,3 +13,4 @@ from .sgdqn import (check_corrected_update, check_rate_exponent, check_scheduled
                     check_secant_ratio, check_skip_from_cost)
 from .theory import check_lazy_average_step, check_minibatch_variance, check_two_point_kl
 from .vr import check_duality_gap, check_saga_catch_up, check_sdca_squared_hinge
+from .momentum import check_momentum_catch_up, check_polyak_parameters

@@ -1,0 +1,186 @@
+"""Whole calls of rlmlib's momentum and accelerated solvers against their nearest peers, in
+one process (``make bench`` runs it through benchmarks/bench_momentum.py).
+
+    .venv/bin/python benchmarks/bench_momentum.py           # full sizes, 5 reps
+    .venv/bin/python benchmarks/bench_momentum.py --quick   # smaller, 3 reps
+
+1. ``sgd_momentum``'s default call (heavy ball, β = 0.9, one pass, RCV1-like rows) against
+   a plain NumPy/scipy transcription of its box, step by step on the same CSR rows and the
+   same example order (scikit-learn's ``SGDClassifier`` has no momentum): times of whole
+   calls and the largest difference of the two weights.
+2. Time to a relative gap (F - F*)/F* <= 1e-6 on ill-conditioned ℓ2-logistic problems
+   (κ = L_max/σ well above m, and one with κ < m) for ``rlmlib.catalyst``, ``rlmlib.saga``
+   and scikit-learn's ``LogisticRegression(solver="saga")`` (same objective, C = 1/(σm),
+   no intercept, tol=0): each method's fewest passes to the target are found on a
+   checkpointed run (rlmlib) or by doubling and bisection over ``max_iter`` (scikit-learn),
+   then whole calls with that budget are timed. F* comes from ``rlmlib.lbfgs`` at a
+   gradient tolerance of 1e-13.
+
+Times are medians over alternating repetitions after a warm-up; the machine is shared, so
+the load average is printed with them and only ratios measured in the same run mean
+anything. Nothing here is asserted on timings.
+"""
+import argparse
+import math
+import os
+import warnings
+
+import numpy as np
+
+from .vr import _quiet, alternate
+
+
+def sgd_momentum_numpy(X, y, sigma, step, beta, order):
+    """The box of SGD with heavy-ball momentum, transcribed with NumPy on CSR rows: dense
+    w and v updated at every step (O(n) a step), logistic loss, labels ±1.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix, shape (m, n)
+    y : numpy.ndarray of ±1, shape (m,)
+    sigma, step, beta : float
+    order : sequence of int
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.eye(2)); y = np.array([1.0, -1.0])
+    >>> sgd_momentum_numpy(X, y, 0.0, 1.0, 0.0, [0]).tolist()
+    [0.5, 0.0]
+    """
+    data, ind, ptr = X.data, X.indices, X.indptr
+    w, v = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    for j in order:
+        a, b = ptr[j], ptr[j + 1]
+        idx, val = ind[a:b], data[a:b]
+        yz = y[j] * (val @ w[idx])
+        c = -y[j] / (1.0 + math.exp(yz)) if yz > -700 else -y[j]
+        v *= beta
+        v += sigma * w
+        v[idx] += c * val
+        w -= step * v
+    return w
+
+
+def bench_default_call(X, y, sigma, reps):
+    """sgd_momentum's default call (one pass) against ``sgd_momentum_numpy``."""
+    import rlmlib
+    from rlmlib.book.vr import draws
+
+    yb = np.where(y > 0, 1.0, -1.0)
+    res = rlmlib.sgd_momentum(X, y, sigma=sigma, epochs=1)
+    order = draws(X.shape[0], X.shape[0], order="reshuffle", seed=0)
+    ref = sgd_momentum_numpy(X, yb, sigma, res.params["step"], 0.9, order)
+    diff = float(np.abs(res.w - ref).max() / max(np.abs(ref).max(), 1e-300))
+    t = alternate({"rlmlib": lambda: rlmlib.sgd_momentum(X, y, sigma=sigma, epochs=1),
+                   "numpy": lambda: sgd_momentum_numpy(X, yb, sigma, res.params["step"],
+                                                       0.9, order)}, reps)
+    print(f"sgd_momentum default call, {X.shape[0]} x {X.shape[1]}, one pass: rlmlib "
+          f"{t['rlmlib']:.3f} s, NumPy transcription {t['numpy']:.3f} s, ratio "
+          f"{t['rlmlib'] / t['numpy']:.3g}; max relative difference of w {diff:.1e}")
+    return {"diff": diff, **t}
+
+
+def _passes_rlmlib(solver, X, y, sigma, F_star, eps, max_epochs):
+    tr = solver(X, y, sigma=sigma, epochs=max_epochs, n_checkpoints=max_epochs).trace
+    hit = np.flatnonzero(np.asarray(tr.objective) <= F_star * (1 + eps))
+    return int(round(tr.epoch[hit[0]])) if hit.size else None
+
+
+def _passes_sklearn(X, y, sigma, F_star, eps, max_epochs):
+    import rlmlib
+    from sklearn.linear_model import LogisticRegression
+
+    m = X.shape[0]
+
+    def gap_at(E):
+        est = LogisticRegression(solver="saga", C=1.0 / (sigma * m), fit_intercept=False,
+                                 max_iter=E, tol=0.0, random_state=0)
+        _quiet(lambda: est.fit(X, y))()
+        F = rlmlib.objective(X, y, np.ravel(est.coef_), sigma=sigma, loss="logistic")
+        return F / F_star - 1, est
+
+    lo, hi = 0, 1
+    while gap_at(hi)[0] > eps:
+        lo, hi = hi, 2 * hi
+        if hi > max_epochs:
+            return None, None
+    while hi - lo > max(1, hi // 50):
+        mid = (lo + hi) // 2
+        if gap_at(mid)[0] > eps:
+            lo = mid
+        else:
+            hi = mid
+    return hi, gap_at(hi)[1]
+
+
+def bench_time_to_gap(name, X, y, sigma, reps, eps=1e-6, max_epochs=400):
+    """Passes and whole-call seconds to (F - F*)/F* <= eps for catalyst, saga and
+    scikit-learn's saga."""
+    import rlmlib
+
+    m = X.shape[0]
+    sq = X.multiply(X).sum(axis=1) if hasattr(X, "multiply") else (X * X).sum(axis=1)
+    kappa = 0.25 * float(np.max(sq)) / sigma
+    F_star = rlmlib.lbfgs(X, y, sigma=sigma, loss="logistic", tol=1e-13).objective
+    passes = {k: _passes_rlmlib(rlmlib.SOLVERS[k], X, y, sigma, F_star, eps, max_epochs)
+              for k in ("catalyst", "saga")}
+    passes["sklearn saga"], est = _passes_sklearn(X, y, sigma, F_star, eps, max_epochs)
+    fns = {}
+    for k in ("catalyst", "saga"):
+        if passes[k] is not None:
+            fns[k] = (lambda k=k: rlmlib.SOLVERS[k](X, y, sigma=sigma, epochs=passes[k]))
+    if est is not None:
+        fns["sklearn saga"] = _quiet(lambda: est.fit(X, y))
+    t = alternate(fns, reps) if fns else {}
+    print(f"{name}: m = {m}, kappa = {kappa:.3g}, kappa/m = {kappa / m:.3g}, "
+          f"sigma = {sigma:g}; to a relative gap of {eps:g} (load {os.getloadavg()[0]:.2f})")
+    for k in ("catalyst", "saga", "sklearn saga"):
+        if passes[k] is None:
+            print(f"   {k:13s} not within {max_epochs} passes")
+        else:
+            print(f"   {k:13s} {passes[k]:4d} passes, {t[k]:.3f} s")
+    if "catalyst" in t and "sklearn saga" in t:
+        print(f"   catalyst / sklearn saga time ratio {t['catalyst'] / t['sklearn saga']:.2f};"
+              f" catalyst / rlmlib saga "
+              f"{t['catalyst'] / t['saga']:.2f}" if "saga" in t else "")
+    return {"passes": passes, "seconds": t, "kappa/m": kappa / m}
+
+
+def main():
+    """Run both benchmarks (``--quick``: smaller data, 3 repetitions).
+
+    Examples
+    --------
+    >>> from rlmlib.book.bench.momentum import main   # doctest: +SKIP
+    >>> main()                                        # doctest: +SKIP
+    """
+    import rlmlib
+    from rlmlib.datasets.synthetic import rcv1_like
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    f = 4 if a.quick else 1
+    reps = 3 if a.quick else 5
+    warnings.simplefilter("ignore", rlmlib.ConvergenceWarning)
+    print(f"whole calls, medians of {reps} alternating repetitions; load average "
+          f"{os.getloadavg()}; machine shared with other jobs")
+    rc = rcv1_like(m=40_000 // f, n=47_236, seed=0)
+    bench_default_call(rc.X[: 10_000 // f], rc.y[: 10_000 // f], 1e-4, reps)
+    out = {}
+    m = rc.X.shape[0]
+    for ratio in (0.1, 10.0, 30.0):            # kappa/m: L_max = 1/4 on unit rows
+        out["rcv1", ratio] = bench_time_to_gap(f"RCV1-like {m} x {rc.X.shape[1]}", rc.X,
+                                               rc.y, 0.25 / (ratio * m), reps)
+    bc = rlmlib.load_dataset("breast_cancer", standardize=True)
+    Xb = bc.X / np.linalg.norm(bc.X, axis=1)[:, None]
+    for ratio in (10.0, 30.0):
+        out["breast_cancer", ratio] = bench_time_to_gap(
+            "breast_cancer, unit rows", Xb, bc.y, 0.25 / (ratio * Xb.shape[0]), reps)
+    print(f"load average at the end {os.getloadavg()}")
+    return out
