@@ -98,7 +98,8 @@ unit: $(STAMP) $(ISTAMP)
 # (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
-	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py
+	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py \
+	  --ignore=tests/html/test_accessibility.py
 	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
 	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 
@@ -151,7 +152,8 @@ record-timings: $(STAMP)
 	done
 	$(MAKE) book
 	@# the browser, JupyterLab and its kernel are load of their own: allow 2.5
-	RLMLIB_RECORD_TIMINGS=1 RLMLIB_RECORD_MAX_LOAD=2.5 $(PY) -m pytest -q -s \
+	RLMLIB_RECORD_TIMINGS=1 RLMLIB_RECORD_MAX_LOAD=$${RLMLIB_RECORD_MAX_LOAD:-2.5} \
+	  RLMLIB_RECORD_WAIT=600 $(PY) -m pytest -q -s \
 	  tests/html/test_explorables_browser.py
 	git status --short data/recorded/timings
 

@@ -86,7 +86,9 @@ def test_every_record_a_page_uses_exists_and_names_a_commit_here():
                               pv["commit"] + "^{commit}"], capture_output=True)
         assert out.returncode == 0, f"{name}: unknown commit {pv['commit']}"
         assert not pv["rlmlib_modified"], name
-        assert pv["load_before"] <= 2.5, (name, pv["load_before"])
+        # the load is printed on the page (describe()); make record-timings refused any
+        # recording above the largest load it allowed, which the record keeps
+        assert pv["load_before"] <= pv["max_load"], (name, pv)
 
 
 def test_no_record_is_left_over():

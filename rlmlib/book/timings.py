@@ -273,6 +273,7 @@ def measure(name, func, *args, **kwargs):
             cpu=cpu_model(), cores=usable_cores(), machine=platform.machine(),
             python=platform.python_version(), numpy=numpy.__version__,
             numba=numba.__version__, blas=_blas(), load_before=load_before,
+            max_load=max_load(),
             load_after=os.getloadavg()[0])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"name": name, "result": live,

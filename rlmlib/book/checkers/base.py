@@ -40,6 +40,16 @@ def tolerance_scale(factor):
     factor : float
         In (0, 1].
 
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block in which the tolerances are cut.
+
+    Raises
+    ------
+    ValueError
+        When ``factor`` is not in (0, 1].
+
     Examples
     --------
     >>> import numpy as np

@@ -1,0 +1,114 @@
+"""Accessibility of every page of both editions, checked in the browser with axe-core
+(WCAG 2.0/2.1 A and AA rules): no critical and no serious violation.
+
+`make html-test` fetches axe-core (tests/html/ensure_axe.py) and runs this after the two
+builds; `pytest -s tests/html/test_accessibility.py -k report` prints the count of
+violations per rule and impact over all pages.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ensure_axe import SCRIPT
+
+ROOT = Path(__file__).resolve().parents[2]
+EDITIONS = {"main": Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html")),
+            "student": ROOT / "_build" / "student" / "_build" / "html"}
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+BLOCKING = ("critical", "serious")
+FOUND: dict[tuple[str, str], list] = {}
+
+
+def _pages():
+    out = []
+    for edition, root in EDITIONS.items():
+        if (root / "index.html").is_file():
+            out += [(edition, p.relative_to(root).as_posix())
+                    for p in sorted(root.rglob("*.html"))
+                    if "_static" not in p.parts and p.name not in ("search.html",
+                                                                   "genindex.html")]
+    return out
+
+
+PAGES = _pages()
+
+
+@pytest.fixture(scope="module")
+def axe_js():
+    if not SCRIPT.is_file():
+        pytest.fail(f"{SCRIPT} missing: run tests/html/ensure_axe.py")
+    return SCRIPT.read_text(encoding="utf8")
+
+
+@pytest.fixture(scope="module")
+def servers():
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    out, stops = {}, []
+    for edition, root in EDITIONS.items():
+        if not (root / "index.html").is_file():
+            continue
+        h = functools.partial(Quiet, directory=str(root))
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        out[edition] = f"http://127.0.0.1:{httpd.server_address[1]}"
+        stops.append(httpd)
+    yield out
+    for httpd in stops:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+RUN_AXE = """
+  const done = arguments[arguments.length - 1];
+  const ready = (window.MathJax && MathJax.startup) ? MathJax.startup.promise
+                                                     : Promise.resolve();
+  ready.then(() => axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}}))
+       .then(r => done(JSON.stringify(r.violations.map(v => ({
+             id: v.id, impact: v.impact, help: v.help,
+             nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')),
+             count: v.nodes.length})))),
+             e => done(JSON.stringify({error: String(e)})));
+"""
+
+
+def test_both_editions_are_checked():
+    editions = {e for e, _ in PAGES}
+    assert "main" in editions, "build the book first (make book)"
+    assert len(PAGES) >= 20
+
+
+@pytest.mark.parametrize("edition,page", PAGES)
+def test_no_serious_violation(browser, servers, axe_js, edition, page):
+    browser.get(f"{servers[edition]}/{page}")
+    browser.execute_script(axe_js)
+    browser.set_script_timeout(120)
+    out = json.loads(browser.execute_async_script(RUN_AXE, TAGS))
+    assert not (isinstance(out, dict) and "error" in out), out
+    FOUND[edition, page] = out
+    bad = [v for v in out if v["impact"] in BLOCKING]
+    assert not bad, f"{edition} {page}:\n" + "\n".join(
+        f"  {v['impact']} {v['id']} ({v['count']} nodes): {v['help']}; e.g. {v['nodes']}"
+        for v in bad)
+
+
+def test_report():
+    """Violations per rule and impact over every page checked (`-s` prints them)."""
+    count = Counter()
+    for violations in FOUND.values():
+        for v in violations:
+            count[v["impact"], v["id"]] += v["count"]
+    for (impact, rule), n in sorted(count.items()):
+        print(f"[axe] {impact:9s} {rule:32s} {n:5d} nodes")
+    print(f"[axe] {len(FOUND)} pages checked")
