@@ -1,0 +1,199 @@
+"""Numerical checks of the rate proofs of the theory and variance-reduction parts.
+
+Each function runs one proof's chain of (in)equalities on an instance where that chain is
+an equality or nearly one, with the proof's constants passed as keyword arguments, and
+raises ``AssertionError`` when a step fails. With the proof's constants every check passes;
+``tests/test_proof_checks.py`` runs each one with a constant off by a factor 2 and asserts
+that it fails. Final bounds that carry slack on every instance (a rate's constant that no
+instance attains within a factor 2) are checked as inequalities, and the sensitive part of
+the check is the proof's identity in which the same constants appear.
+
+The instance of the averaging proofs is the exact one-dimensional quadratic
+F(w) = (μ/2) w² with stochastic gradient g = μ w (1 + ζ) − ξ, where ζ and ξ are independent
+of each other and of the past, E ζ = E ξ = 0, E ζ² = τ², E ξ² = ν*² (τ = 0: additive
+noise): then E⟨g_t, w_t − w*⟩ = μ a_t, E F(w_t) − F* = μ a_t / 2,
+E g_t² = (1 + τ²) μ² a_t + ν*², and the mean square distance a_t = E|w_t − w*|² follows
+a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
+"""
+
+import numpy as np
+
+__all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
+           "check_saga_proof"]
+
+
+def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
+    """Exact moments of SGD on F(w) = (μ/2) w² with the noise of the module docstring.
+
+    Parameters
+    ----------
+    mu : float
+        Curvature μ > 0.
+    nu2 : float
+        Noise at the optimum ν*² ≥ 0.
+    a1 : float
+        E|w_1 − w*|² ≥ 0.
+    etas : array of float
+        Steps η_1, …, η_T.
+    tau2 : float
+        Variance τ² ≥ 0 of the multiplicative noise.
+
+    Returns
+    -------
+    a : ndarray, shape (T + 1,)
+        a_1, …, a_{T+1}.
+    g2 : ndarray, shape (T,)
+        E g_t² = (1 + τ²) μ² a_t + ν*² for t = 1, …, T.
+
+    Examples
+    --------
+    >>> a, g2 = quadratic_moments(1.0, 0.0, 4.0, [0.5])
+    >>> float(a[1]), float(g2[0])
+    (1.0, 4.0)
+    """
+    etas = np.asarray(etas, dtype=float)
+    a = np.empty(len(etas) + 1)
+    a[0] = a1
+    for t, eta in enumerate(etas):
+        g2 = (1 + tau2) * mu**2 * a[t] + nu2
+        a[t + 1] = a[t] - 2 * eta * mu * a[t] + eta**2 * g2
+    return a, (1 + tau2) * mu**2 * a[:-1] + nu2
+
+
+def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.0,
+                           bound=2.0):
+    """The proof of the weighted-average theorem (steps 2/(μ(t + 1)), weights t).
+
+    The proof's summed inequality Σ t h_t ≤ telescope·μ[0·a_1 − T(T+1) a_{T+1}]
+    + noise·Σ t E g_t²/(μ(t+1)) is an identity on the quadratic; it is asserted to
+    relative rounding, then the theorem's bound (weighted mean of h_t) ≤ bound·G²/(μ(T+1))
+    with G² = max_t E g_t².
+
+    Returns
+    -------
+    dict
+        ``lhs``, ``rhs`` of the identity, ``weighted`` mean gap and ``bound``.
+
+    Examples
+    --------
+    >>> r = check_weighted_average(0.5, 1.0, 4.0, 100)
+    >>> r["weighted"] <= r["bound"]
+    True
+    """
+    t = np.arange(1, T + 1)
+    a, g2 = quadratic_moments(mu, nu2, a1, 2 / (mu * (t + 1)), tau2)
+    h = mu * a[:-1] / 2
+    lhs = float(np.sum(t * h))
+    rhs = float(-telescope * mu * T * (T + 1) * a[-1]
+                + noise * np.sum(t * g2 / (mu * (t + 1))))
+    assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
+    weighted = lhs / (T * (T + 1) / 2)
+    b = bound * float(g2.max()) / (mu * (T + 1))
+    assert weighted <= b, (weighted, b)
+    return {"lhs": lhs, "rhs": rhs, "weighted": weighted, "bound": b}
+
+
+def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, noise=0.5,
+                         lemma=2.0, constant=2.0):
+    """The proof of the suffix-average theorem (steps 1/(μt), average of t > T_0 = θT).
+
+    Asserts (i) the proof's lemma a_t ≤ lemma·G²/(μ² t) for every t; (ii) the summed
+    identity Σ_{t>T_0} h_t = telescope·μ(T_0 a_{T_0+1} − T a_{T+1})
+    + noise·Σ_{t>T_0} E g_t²/(μ t), exact on the quadratic; (iii) the theorem's bound
+    G²(constant + ln(1/θ))/(2μ(1 − θ)T).
+
+    Returns
+    -------
+    dict
+        ``lhs``, ``rhs``, the ``suffix`` mean gap, the ``bound`` and the largest
+        ``lemma_ratio`` μ² t a_t / G².
+
+    Examples
+    --------
+    >>> r = check_suffix_average(0.5, 1.0, 4.0, 1000, 0.5, tau2=1.0)
+    >>> r["suffix"] <= r["bound"]
+    True
+    """
+    t = np.arange(1, T + 1)
+    a, g2 = quadratic_moments(mu, nu2, a1, 1 / (mu * t), tau2)
+    G2 = float(g2.max())
+    lemma_ratio = float(np.max(mu**2 * t * a[:-1] / G2))
+    assert lemma_ratio <= lemma, lemma_ratio
+    T0 = int(theta * T)
+    if not 1 <= T0 < T:
+        raise ValueError(f"theta * T must lie in [1, T), got theta={theta!r}, T={T!r}")
+    h = mu * a[:-1] / 2
+    lhs = float(np.sum(h[T0:]))
+    rhs = float(telescope * mu * (T0 * a[T0] - T * a[T])
+                + noise * np.sum(g2[T0:] / (mu * t[T0:])))
+    assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
+    suffix = lhs / (T - T0)
+    b = float(G2 * (constant + np.log(T / T0)) / (2 * mu * (T - T0)))
+    assert suffix <= b, (suffix, b)
+    return {"lhs": lhs, "rhs": rhs, "suffix": suffix, "bound": b,
+            "lemma_ratio": lemma_ratio}
+
+
+def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rate_h=3.0,
+                     m=8, mu=1e-3):
+    """The steps of the proof of SAGA's contraction, each on an instance where it is tight.
+
+    On ridge terms f_i(w) = ½(⟨w, x_i⟩)² + (μ/2)‖w‖² with orthogonal rows of unit norm
+    (L_max = 1 + μ): (i) co-coercivity Δ ≤ coco·L_max (F(w) − F*), Δ the mean square of
+    ∇f_i(w) − ∇f_i(w*), tight along a row; (ii) E‖v‖² ≤ var·(Δ + H) for a table whose
+    deviations oppose the new gradients; (iii) E H_+ = (1 − 1/m) H + Δ/m exactly; (iv) the
+    proof's coefficients at η = 1/(a L_max), c = b m η²: the Δ and F − F* terms cancel or
+    are negative, the H coefficient is at most c(1 − 1/(rate_h m)), and the distance
+    contracts by 1 − ημ ≤ 1 − μ/(rate_w L_max): the theorem's rate
+    1 − min(μ/(rate_w L_max), 1/(rate_h m)).
+
+    Returns
+    -------
+    dict
+        ``coco_ratio`` = max Δ / (2 L_max (F − F*)), ``var_ratio`` = max E‖v‖²/(2(Δ + H)),
+        ``fcoef`` and ``hcoef`` of step (iv).
+
+    Examples
+    --------
+    >>> r = check_saga_proof()
+    >>> 0.5 < r["coco_ratio"] <= 1 and 0.5 < r["var_ratio"] <= 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    X = np.eye(m)                                  # orthogonal unit rows, w* = 0
+    Lmax = 1.0 + mu
+
+    def grads(w):                                  # the m gradients of f_i (rows)
+        return (X @ w)[:, None] * X + mu * w
+
+    coco_ratio, var_ratio = 0.0, 0.0
+    for trial in range(50):
+        e = X[trial % m] + 0.1 * rng.standard_normal(m) * (trial >= m)
+        D = np.mean(np.sum(grads(e) ** 2, axis=1))             # Δ at w = w* + e
+        gap = 0.5 * (np.mean((X @ e) ** 2) + mu * e @ e)       # F(w) − F*, F* = 0
+        assert D <= coco * Lmax * gap * (1 + 1e-12), (D, gap)
+        coco_ratio = max(coco_ratio, float(D / (2 * Lmax * gap)))
+        # a table whose stored deviations oppose the new gradient differences
+        A = grads(e)                                   # ∇f_j(w) − ∇f_j(w*), w* = 0
+        dev = -A + A.mean(0) + 0.05 * rng.standard_normal(A.shape)
+        H = np.mean(np.sum(dev**2, axis=1))
+        V = A - (dev - dev.mean(0))                    # v − ∇F(w*) for each draw j
+        Ev2 = np.mean(np.sum(V**2, axis=1))
+        assert Ev2 <= var * (D + H) * (1 + 1e-12), (Ev2, D, H)
+        var_ratio = max(var_ratio, float(Ev2 / (2 * (D + H))))
+        # table refresh: entry j replaced by the new gradient with probability 1/m
+        EH = np.mean([H + (np.sum(A[j] ** 2) - np.sum(dev[j] ** 2)) / m
+                      for j in range(m)])
+        assert abs(EH - ((1 - 1 / m) * H + D / m)) <= 1e-12 * max(H, D)
+    eta = 1 / (a * Lmax)
+    c = b * m * eta**2
+    # coefficient of F − F* once Δ ≤ 2 L_max (F − F*): (2η² + c/m)·2L_max − 2η ≤ 0
+    fcoef = (2 * eta**2 + c / m) * 2 * Lmax - 2 * eta
+    assert fcoef <= 1e-15 * eta, fcoef
+    # coefficient of H: 2η² + c(1 − 1/m) ≤ c(1 − 1/(rate_h m))
+    hcoef = 2 * eta**2 + c * (1 - 1 / m)
+    assert hcoef <= c * (1 - 1 / (rate_h * m)) * (1 + 1e-12), (hcoef, c)
+    # the distance term: 1 − ημ ≤ 1 − μ/(rate_w L_max)
+    assert mu / (rate_w * Lmax) <= eta * mu * (1 + 1e-12), (eta, rate_w)
+    return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": float(fcoef),
+            "hcoef": float(hcoef)}
