@@ -3,8 +3,9 @@ constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks).
 
 import pytest
 
-from rlmlib.book.proof_checks import (check_saga_proof, check_suffix_average,
-                                      check_weighted_average, quadratic_moments)
+from rlmlib.book.proof_checks import (check_reshuffling_proof, check_saga_proof,
+                                      check_suffix_average, check_weighted_average,
+                                      quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
 PAGE_SUFFIX = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)
@@ -53,3 +54,21 @@ def test_saga_proof_right_constants_pass():
 def test_saga_proof_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_saga_proof(**wrong)
+
+
+def test_reshuffling_proof_right_constants_pass():
+    r = check_reshuffling_proof()
+    assert all(abs(v - 1) < 1e-9 for v in r["spread"])
+    assert 0.99 < r["tight"] < 1 + 1e-9 and r["epoch"] <= r["epoch_bound"]
+
+
+@pytest.mark.parametrize("wrong", [dict(shuffle_var=2.0), dict(shuffle_var=0.5),
+                                   dict(contraction=2.0), dict(bregman=1.0)])
+def test_reshuffling_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_reshuffling_proof(**wrong)
+
+
+def test_suffix_average_rejects_a_bad_fraction():
+    with pytest.raises(ValueError, match="theta"):
+        check_suffix_average(**PAGE_SUFFIX, theta=0.0)

@@ -19,7 +19,7 @@ a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
 import numpy as np
 
 __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
-           "check_saga_proof"]
+           "check_saga_proof", "ridge_terms", "check_reshuffling_proof"]
 
 
 def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
@@ -197,3 +197,107 @@ def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rat
     assert mu / (rate_w * Lmax) <= eta * mu * (1 + 1e-12), (eta, rate_w)
     return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": float(fcoef),
             "hcoef": float(hcoef)}
+
+
+def ridge_terms(m=6, n=3, sigma=0.5, seed=0):
+    """A small ridge finite sum: f_i(w) = ½(⟨x_i, w⟩ − y_i)² + (σ/2)‖w‖².
+
+    Returns
+    -------
+    dict
+        ``X``, ``y``, ``sigma``, ``w_star``, ``grads`` (w -> the m gradients as rows),
+        ``hess`` (the m Hessians), ``L_max``, ``nu2`` (ν*²).
+
+    Examples
+    --------
+    >>> p = ridge_terms()
+    >>> bool(abs(p["grads"](p["w_star"]).mean(0)).max() < 1e-12)
+    True
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, n))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = rng.standard_normal(m)
+    w_star = np.linalg.solve(X.T @ X / m + sigma * np.eye(n), X.T @ y / m)
+
+    def grads(w):
+        return (X @ w - y)[:, None] * X + sigma * w
+
+    hess = np.array([np.outer(x, x) + sigma * np.eye(n) for x in X])
+    nu2 = float(np.mean(np.sum(grads(w_star) ** 2, axis=1)))
+    return {"X": X, "y": y, "sigma": sigma, "w_star": w_star, "grads": grads,
+            "hess": hess, "L_max": 1.0 + sigma, "nu2": nu2}
+
+
+def check_reshuffling_proof(seed=0, *, shuffle_var=1.0, contraction=1.0, bregman=2.0):
+    """The proof of the random-reshuffling theorem on a ridge sum of m = 6 terms.
+
+    (i) The shuffle points' spread, exact over all m! permutations:
+    E‖Σ_{j<i} ∇f_{π_j}(w*)‖² = shuffle_var · i(m − i)/(m − 1) · ν*², every i.
+    (ii) The one-step inequality at η = 1/L_max,
+    ‖x − η∇f(x) − (z − η∇f(w*))‖² ≤ (1 − contraction·ημ)‖x − z‖² + bregman·η D_f(z, w*),
+    at random pairs and at the two pairs where it is tight.
+    (iii) One epoch, exact over all permutations, below the unrolled bound.
+
+    Returns
+    -------
+    dict
+        ``spread`` (the m − 1 ratios of (i)), ``tight`` (the largest ratio of the two sides
+        of (ii)), ``epoch`` and ``epoch_bound`` of (iii).
+
+    Examples
+    --------
+    >>> r = check_reshuffling_proof()
+    >>> bool(r["epoch"] <= r["epoch_bound"] and 0.9 < r["tight"] < 1 + 1e-9)
+    True
+    """
+    from itertools import permutations
+
+    p = ridge_terms(seed=seed)
+    ws, gr, Hs, mu = p["w_star"], p["grads"], p["hess"], p["sigma"]
+    m, n = p["X"].shape
+    eta = 1 / p["L_max"]
+    g_star = gr(ws)
+    perms = np.array(list(permutations(range(m))))
+    spread = []
+    for i in range(1, m):
+        partial = g_star[perms[:, :i]].sum(axis=1)
+        lhs = np.mean(np.sum(partial**2, axis=1))
+        rhs = shuffle_var * i * (m - i) / (m - 1) * p["nu2"]
+        assert abs(lhs - rhs) <= 1e-10 * rhs, (i, lhs, rhs)
+        spread.append(float(lhs / (i * (m - i) / (m - 1) * p["nu2"])))
+    rng = np.random.default_rng(seed)
+
+    def one_step(j, x, z):
+        e = z - ws
+        left = x - eta * gr(x)[j] - (z - eta * g_star[j])
+        lhs = float(left @ left)
+        D = 0.5 * e @ Hs[j] @ e                         # Bregman distance of f_j
+        rhs = float((1 - contraction * eta * mu) * (x - z) @ (x - z) + bregman * eta * D)
+        assert lhs <= rhs * (1 + 1e-12), (lhs, rhs)
+        return lhs / rhs
+
+    tight = 0.0
+    for _ in range(200):
+        j = int(rng.integers(m))
+        one_step(j, ws + rng.standard_normal(n), ws + rng.standard_normal(n))
+    for j in range(m):
+        lam, vec = np.linalg.eigh(Hs[j])
+        tight = max(tight, one_step(j, ws + vec[:, 0], ws))          # flattest, z = w*
+        tight = max(tight, one_step(j, ws + vec[:, -1], ws + vec[:, -1]))   # x = z
+    # (iii) one epoch from x0, exact expectation over the m! orders
+    x0 = ws + rng.standard_normal(n)
+    ends, Dsum = [], 0.0
+    for perm in perms:
+        x, z = x0.copy(), ws.copy()
+        for k, j in enumerate(perm):
+            e = z - ws
+            Dsum += (1 - eta * mu) ** (m - 1 - k) * 0.5 * e @ Hs[j] @ e / len(perms)
+            x = x - eta * gr(x)[j]
+            z = z - eta * g_star[j]
+        ends.append(np.sum((x - ws) ** 2))
+    epoch = float(np.mean(ends))
+    epoch_bound = float((1 - eta * mu) ** m * np.sum((x0 - ws) ** 2) + 2 * eta * Dsum)
+    assert epoch <= epoch_bound, (epoch, epoch_bound)
+    return {"spread": spread, "tight": float(tight), "epoch": epoch,
+            "epoch_bound": epoch_bound}
