@@ -45,6 +45,12 @@ def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
     g2 : ndarray, shape (T,)
         E g_t² = (1 + τ²) μ² a_t + ν*² for t = 1, …, T.
 
+    Raises
+    ------
+    ValueError
+        Never for finite inputs (the recursion is evaluated as given); listed for the
+        numpydoc contract.
+
     Examples
     --------
     >>> a, g2 = quadratic_moments(1.0, 0.0, 4.0, [0.5])
@@ -69,10 +75,22 @@ def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.
     relative rounding, then the theorem's bound (weighted mean of h_t) ≤ bound·G²/(μ(T+1))
     with G² = max_t E g_t².
 
+    Parameters
+    ----------
+    mu, nu2, a1, T, tau2 : float, float, float, int, float
+        The instance (module docstring), a_1 and the horizon.
+    telescope, noise, bound : float
+        The proof's constants (1/4, 1, 2).
+
     Returns
     -------
     dict
         ``lhs``, ``rhs`` of the identity, ``weighted`` mean gap and ``bound``.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
 
     Examples
     --------
@@ -102,11 +120,27 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     + noise·Σ_{t>T_0} E g_t²/(μ t), exact on the quadratic; (iii) the theorem's bound
     G²(constant + ln(1/θ))/(2μ(1 − θ)T).
 
+    Parameters
+    ----------
+    mu, nu2, a1, T, tau2 : float, float, float, int, float
+        The instance (module docstring), a_1 and the horizon.
+    theta : float
+        The fraction not averaged; θT is rounded down to T_0.
+    telescope, noise, lemma, constant : float
+        The proof's constants (1/2, 1/2, 2, 2).
+
     Returns
     -------
     dict
         ``lhs``, ``rhs``, the ``suffix`` mean gap, the ``bound`` and the largest
         ``lemma_ratio`` μ² t a_t / G².
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+    ValueError
+        If θT does not lie in [1, T).
 
     Examples
     --------
@@ -147,11 +181,27 @@ def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rat
     contracts by 1 − ημ ≤ 1 − μ/(rate_w L_max): the theorem's rate
     1 − min(μ/(rate_w L_max), 1/(rate_h m)).
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    coco, var, a, b, rate_w, rate_h : float
+        The proof's constants (2, 2, 5, 3, 5, 3).
+    m : int
+        Number of terms (orthogonal unit rows, so m is also the dimension).
+    mu : float
+        The regularization, μ = σ.
+
     Returns
     -------
     dict
         ``coco_ratio`` = max Δ / (2 L_max (F − F*)), ``var_ratio`` = max E‖v‖²/(2(Δ + H)),
         ``fcoef`` and ``hcoef`` of step (iv).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
 
     Examples
     --------
@@ -202,11 +252,25 @@ def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rat
 def ridge_terms(m=6, n=3, sigma=0.5, seed=0):
     """A small ridge finite sum: f_i(w) = ½(⟨x_i, w⟩ − y_i)² + (σ/2)‖w‖².
 
+    Parameters
+    ----------
+    m, n : int
+        Terms and features (unit-norm Gaussian rows, so L_max = 1 + σ).
+    sigma : float
+        σ > 0, the strong convexity of every term.
+    seed : int
+        Seed of the rows and labels.
+
     Returns
     -------
     dict
         ``X``, ``y``, ``sigma``, ``w_star``, ``grads`` (w -> the m gradients as rows),
         ``hess`` (the m Hessians), ``L_max``, ``nu2`` (ν*²).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        Never for σ > 0 (the normal matrix is then positive definite).
 
     Examples
     --------
@@ -239,11 +303,23 @@ def check_reshuffling_proof(seed=0, *, shuffle_var=1.0, contraction=1.0, bregman
     at random pairs and at the two pairs where it is tight.
     (iii) One epoch, exact over all permutations, below the unrolled bound.
 
+    Parameters
+    ----------
+    seed : int
+        Seed of the instance and of the random points.
+    shuffle_var, contraction, bregman : float
+        The proof's constants (1, 1, 2).
+
     Returns
     -------
     dict
         ``spread`` (the m − 1 ratios of (i)), ``tight`` (the largest ratio of the two sides
         of (ii)), ``epoch`` and ``epoch_bound`` of (iii).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
 
     Examples
     --------
