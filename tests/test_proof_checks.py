@@ -3,12 +3,13 @@ constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks).
 
 import pytest
 
-from rlmlib.book.proof_checks import (check_reshuffling_proof, check_saga_proof,
-                                      check_suffix_average, check_weighted_average,
-                                      quadratic_moments)
+from rlmlib.book.proof_checks import (check_last_iterate, check_reshuffling_proof,
+                                      check_saga_proof, check_suffix_average,
+                                      check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
 PAGE_SUFFIX = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)
+PAGE_LAST = dict(mu=0.5, nu2=1.0, a1=4.0, T=300, tau2=1.0)
 
 
 def test_quadratic_moments_closed_form():
@@ -72,3 +73,15 @@ def test_reshuffling_proof_constant_off_by_two_fails(wrong):
 def test_suffix_average_rejects_a_bad_fraction():
     with pytest.raises(ValueError, match="theta"):
         check_suffix_average(**PAGE_SUFFIX, theta=0.0)
+
+
+def test_last_iterate_right_constants_pass():
+    r = check_last_iterate(**PAGE_LAST)
+    assert r["worst_identity"] < 1e-9 and r["last"] <= r["bound"]
+
+
+@pytest.mark.parametrize("wrong", [dict(telescope=1.0), dict(telescope=0.25),
+                                   dict(noise=1.0), dict(noise=0.25)])
+def test_last_iterate_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_last_iterate(**PAGE_LAST, **wrong)
