@@ -66,6 +66,33 @@ def test_sag_svrg_equal_their_boxes(loss):
 
 
 @pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_svrg_random_snapshot_equals_option_two(loss):
+    # snapshot='random': the iterate before the drawn inner step t becomes the snapshot
+    X, y = problem(loss)
+    m, sigma = len(y), 0.02
+    res = rlmlib.svrg(sp.csr_matrix(X), y, sigma=sigma, epochs=6, loss=loss,
+                      inner=m // 2, seed=2, snapshot="random")
+    stages, picks = res.params["stages"], res.info["snapshot_steps"]
+    assert len(picks) == stages and all(0 <= t < m // 2 for t in picks)
+    assert len(set(picks)) > 1                        # drawn, not a constant
+    ref = svrg_literal(X, y, sigma, res.params["step"], m // 2, stages,
+                       draws(m, stages * (m // 2), seed=2), loss, snap_steps=picks)
+    close(res.w, ref)
+    last = svrg_literal(X, y, sigma, res.params["step"], m // 2, stages,
+                        draws(m, stages * (m // 2), seed=2), loss)
+    assert np.abs(res.w - last).max() > 1e-6 * np.abs(last).max()   # not option I
+
+
+def test_svrg_random_snapshot_converges_and_checks_its_argument():
+    X, y = problem("logistic", m=200)
+    ref = rlmlib.lbfgs(X, y, sigma=0.1, loss="logistic", tol=1e-12).objective
+    res = rlmlib.svrg(X, y, sigma=0.1, epochs=40, loss="logistic", snapshot="random")
+    assert res.objective - ref < 1e-8 * ref
+    with pytest.raises(ValueError, match="snapshot must be 'last' or 'random', got 'mid'"):
+        rlmlib.svrg(X, y, sigma=0.1, epochs=1, loss="logistic", snapshot="mid")
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
 @pytest.mark.parametrize("penalty", ["l2", "l1"])
 def test_dense_equals_sparse(loss, penalty):
     X, y = problem(loss, m=200)

@@ -120,9 +120,11 @@ def saga_literal(X, y, sigma, eta, idx, loss="logistic", penalty="l2"):
     return w
 
 
-def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic"):
+def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic", snap_steps=None):
     """Box "SVRG": per stage, the snapshot w̃ = w and μ = (1/m) Σ ℓ'(⟨w̃, x_i⟩) x_i, then
-    ``inner`` steps w <- (1 - ησ) w - η ((ℓ'(⟨w, x_i⟩) - ℓ'(⟨w̃, x_i⟩)) x_i + μ).
+    ``inner`` steps w <- (1 - ησ) w - η ((ℓ'(⟨w, x_i⟩) - ℓ'(⟨w̃, x_i⟩)) x_i + μ); with
+    ``snap_steps`` (one t per stage, option II) w becomes, after the stage, the iterate
+    before its inner step t.
 
     Parameters
     ----------
@@ -133,6 +135,8 @@ def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic"):
     idx : sequence of int
         At least inner * stages draws, consumed in order.
     loss : {'logistic', 'squared'}
+    snap_steps : sequence of int or None
+        None: the last inner iterate is the next snapshot (option I).
 
     Returns
     -------
@@ -149,14 +153,19 @@ def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic"):
     m, n = X.shape
     w = np.zeros(n)
     k = 0
-    for _ in range(stages):
+    for stage in range(stages):
         snap = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
         mu = X.T @ snap / m
-        for _ in range(inner):
+        keep = None
+        for t in range(inner):
+            if snap_steps is not None and t == snap_steps[stage]:
+                keep = w
             i = idx[k]
             k += 1
             d = _deriv(loss, X[i] @ w, y[i]) - snap[i]
             w = (1.0 - eta * sigma) * w - eta * (d * X[i] + mu)
+        if keep is not None:
+            w = keep
     return w
 
 

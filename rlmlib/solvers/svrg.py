@@ -85,7 +85,8 @@ def svrg_steps(data, indices, indptr, y, Q, e, alpha2, rho, shift, code, eta, va
 
 @sigma_keyword
 def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None, seed=0,
-         order="replacement", n_checkpoints=None, X_test=None, y_test=None, progress=False):
+         order="replacement", snapshot="last", n_checkpoints=None, X_test=None,
+         y_test=None, progress=False):
     """SVRG on (σ/2)‖w‖² + mean loss, squared or logistic, dense or sparse, optionally on
     the preconditioned problem.
 
@@ -118,6 +119,13 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     seed, order, n_checkpoints, X_test, y_test, progress
         As in ``rlmlib.sag`` (default 'replacement', the i.i.d. sampling of Johnson and
         Zhang's analysis); ``order`` governs the inner steps.
+    snapshot : {'last', 'random'}
+        The next stage's snapshot: 'last' the last inner iterate (Johnson and Zhang's
+        option I, their experiments' choice); 'random' the iterate w_t before inner step
+        t, t drawn uniformly from 0 .. inner - 1 per stage with ``seed`` (option II, the
+        one their theorem and the book's thm-vr-svrg analyse; the steps after t are
+        taken and discarded). With 'random' the returned w and every checkpoint are the
+        snapshots, and ``res.info['snapshot_steps']`` lists the drawn t per stage.
 
     Returns
     -------
@@ -126,7 +134,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     Raises
     ------
     ValueError, TypeError
-        As ``rlmlib.sag``.
+        As ``rlmlib.sag``; ``snapshot`` not 'last' or 'random'.
 
     Examples
     --------
@@ -140,6 +148,8 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     """
     P = problem_for("svrg", X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
                     y_test, progress)
+    if snapshot not in ("last", "random"):
+        raise ValueError(f"snapshot must be 'last' or 'random', got {snapshot!r}")
     A = solver_setup("svrg", P, step, precondition)
     m, n, r = P.m, P.n, A["e"].shape[0]
     kappa = A["Lmax"] / A["rho"]
@@ -158,15 +168,39 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     ind, ptr = P.unsigned()
     args = (P.rows.data, ind, ptr, A["y"], A["Q"])
 
-    def snapshot():
-        svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
+    # option II: the iterate before inner step t* of each stage becomes the next snapshot
+    pick = np.random.default_rng([P.seed, 2]) if snapshot == "random" else None
+    picks, saved = [], []
 
-    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+    def restore():  # the saved inner iterate replaces the last one
+        if saved:
+            for dst, src in zip((va, vb, last, state), saved.pop()):
+                dst[:] = src
+
+    def take_snapshot():
+        restore()
+        svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
+        if pick is not None:
+            picks.append(int(pick.integers(P.inner)))
+
+    def run_steps(idx, ind, ptr, rows, yy, a, b):
         svrg_steps(rows.data, ind, ptr, yy, A["Q"], A["e"], A["alpha2"], A["rho"],
                    A["shift"], A["code"], A["step"], va, vb, last, Sa, Sb, gsnap, state, idx,
-                   start, stop)
+                   a, b)
+
+    def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        if pick is None:
+            return run_steps(idx, ind, ptr, rows, yy, start, stop)
+        cut = start + picks[-1] - t % P.inner  # where step t* of this stage falls
+        if start <= cut < stop:
+            run_steps(idx, ind, ptr, rows, yy, start, cut)
+            catch_up_all(va, vb, last, Sa, state)
+            saved.append(tuple(v.copy() for v in (va, vb, last, state)))
+            start = cut
+        run_steps(idx, ind, ptr, rows, yy, start, stop)
 
     def get_w():
+        restore()
         catch_up_all(va, vb, last, Sa, state)
         return va + A["U"](vb)
 
@@ -174,9 +208,9 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
               "loss": loss, "step": A["step"], "L_max": A["Lmax"],
               "preconditioned": precondition is not None,
               "beta": None if precondition is None else precondition.beta,
-              "seed": P.seed, "order": P.order, "kappa": kappa,
+              "seed": P.seed, "order": P.order, "kappa": kappa, "snapshot": snapshot,
               "default": rule if step is None or inner_given is None else None}
     # rows stay in storage order: the preconditioner's Q and gsnap are indexed by row
     return P.run(steps, get_w, params, state=lambda: (va, vb), copy_rows=False,
-                 snapshot=snapshot,
+                 snapshot=take_snapshot, info={"snapshot_steps": picks},
                  hint=f"step={A['step']:.3g} is too long (L_max = {A['Lmax']:.3g})")

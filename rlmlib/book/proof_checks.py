@@ -1,0 +1,440 @@
+"""Numerical checks of the rate proofs of the theory and variance-reduction parts.
+
+Each function runs one proof's chain of (in)equalities on an instance where that chain is
+an equality or nearly one, with the proof's constants passed as keyword arguments, and
+raises ``AssertionError`` when a step fails. With the proof's constants every check passes;
+``tests/test_proof_checks.py`` runs each one with a constant off by a factor 2 and asserts
+that it fails. Final bounds that carry slack on every instance (a rate's constant that no
+instance attains within a factor 2) are checked as inequalities, and the sensitive part of
+the check is the proof's identity in which the same constants appear.
+
+The instance of the averaging proofs is the exact one-dimensional quadratic
+F(w) = (μ/2) w² with stochastic gradient g = μ w (1 + ζ) − ξ, where ζ and ξ are independent
+of each other and of the past, E ζ = E ξ = 0, E ζ² = τ², E ξ² = ν*² (τ = 0: additive
+noise): then E⟨g_t, w_t − w*⟩ = μ a_t, E F(w_t) − F* = μ a_t / 2,
+E g_t² = (1 + τ²) μ² a_t + ν*², and the mean square distance a_t = E|w_t − w*|² follows
+a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
+"""
+
+import numpy as np
+
+__all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
+           "check_saga_proof", "ridge_terms", "check_reshuffling_proof",
+           "check_last_iterate"]
+
+
+def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
+    """Exact moments of SGD on F(w) = (μ/2) w² with the noise of the module docstring.
+
+    Parameters
+    ----------
+    mu : float
+        Curvature μ > 0.
+    nu2 : float
+        Noise at the optimum ν*² ≥ 0.
+    a1 : float
+        E|w_1 − w*|² ≥ 0.
+    etas : array of float
+        Steps η_1, …, η_T.
+    tau2 : float
+        Variance τ² ≥ 0 of the multiplicative noise.
+
+    Returns
+    -------
+    a : ndarray, shape (T + 1,)
+        a_1, …, a_{T+1}.
+    g2 : ndarray, shape (T,)
+        E g_t² = (1 + τ²) μ² a_t + ν*² for t = 1, …, T.
+
+    Raises
+    ------
+    ValueError
+        Never for finite inputs (the recursion is evaluated as given); listed for the
+        numpydoc contract.
+
+    Examples
+    --------
+    >>> a, g2 = quadratic_moments(1.0, 0.0, 4.0, [0.5])
+    >>> float(a[1]), float(g2[0])
+    (1.0, 4.0)
+    """
+    etas = np.asarray(etas, dtype=float)
+    a = np.empty(len(etas) + 1)
+    a[0] = a1
+    for t, eta in enumerate(etas):
+        g2 = (1 + tau2) * mu**2 * a[t] + nu2
+        a[t + 1] = a[t] - 2 * eta * mu * a[t] + eta**2 * g2
+    return a, (1 + tau2) * mu**2 * a[:-1] + nu2
+
+
+def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.0,
+                           bound=2.0):
+    """The proof of the weighted-average theorem (steps 2/(μ(t + 1)), weights t).
+
+    The proof's summed inequality Σ t h_t ≤ telescope·μ[0·a_1 − T(T+1) a_{T+1}]
+    + noise·Σ t E g_t²/(μ(t+1)) is an identity on the quadratic; it is asserted to
+    relative rounding, then the theorem's bound (weighted mean of h_t) ≤ bound·G²/(μ(T+1))
+    with G² = max_t E g_t².
+
+    Parameters
+    ----------
+    mu, nu2, a1, T, tau2 : float, float, float, int, float
+        The instance (module docstring), a_1 and the horizon.
+    telescope, noise, bound : float
+        The proof's constants (1/4, 1, 2).
+
+    Returns
+    -------
+    dict
+        ``lhs``, ``rhs`` of the identity, ``weighted`` mean gap and ``bound``.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_weighted_average(0.5, 1.0, 4.0, 100)
+    >>> r["weighted"] <= r["bound"]
+    True
+    """
+    t = np.arange(1, T + 1)
+    a, g2 = quadratic_moments(mu, nu2, a1, 2 / (mu * (t + 1)), tau2)
+    h = mu * a[:-1] / 2
+    lhs = float(np.sum(t * h))
+    rhs = float(-telescope * mu * T * (T + 1) * a[-1]
+                + noise * np.sum(t * g2 / (mu * (t + 1))))
+    assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
+    weighted = lhs / (T * (T + 1) / 2)
+    b = bound * float(g2.max()) / (mu * (T + 1))
+    assert weighted <= b, (weighted, b)
+    return {"lhs": lhs, "rhs": rhs, "weighted": weighted, "bound": b}
+
+
+def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, noise=0.5,
+                         lemma=2.0, constant=2.0):
+    """The proof of the suffix-average theorem (steps 1/(μt), average of t > T_0 = θT).
+
+    Asserts (i) the proof's lemma a_t ≤ lemma·G²/(μ² t) for every t; (ii) the summed
+    identity Σ_{t>T_0} h_t = telescope·μ(T_0 a_{T_0+1} − T a_{T+1})
+    + noise·Σ_{t>T_0} E g_t²/(μ t), exact on the quadratic; (iii) the theorem's bound
+    G²(constant + ln(1/θ))/(2μ(1 − θ)T).
+
+    Parameters
+    ----------
+    mu, nu2, a1, T, tau2 : float, float, float, int, float
+        The instance (module docstring), a_1 and the horizon.
+    theta : float
+        The fraction not averaged; θT is rounded down to T_0.
+    telescope, noise, lemma, constant : float
+        The proof's constants (1/2, 1/2, 2, 2).
+
+    Returns
+    -------
+    dict
+        ``lhs``, ``rhs``, the ``suffix`` mean gap, the ``bound`` and the largest
+        ``lemma_ratio`` μ² t a_t / G².
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+    ValueError
+        If θT does not lie in [1, T).
+
+    Examples
+    --------
+    >>> r = check_suffix_average(0.5, 1.0, 4.0, 1000, 0.5, tau2=1.0)
+    >>> r["suffix"] <= r["bound"]
+    True
+    """
+    t = np.arange(1, T + 1)
+    a, g2 = quadratic_moments(mu, nu2, a1, 1 / (mu * t), tau2)
+    G2 = float(g2.max())
+    lemma_ratio = float(np.max(mu**2 * t * a[:-1] / G2))
+    assert lemma_ratio <= lemma, lemma_ratio
+    T0 = int(theta * T)
+    if not 1 <= T0 < T:
+        raise ValueError(f"theta * T must lie in [1, T), got theta={theta!r}, T={T!r}")
+    h = mu * a[:-1] / 2
+    lhs = float(np.sum(h[T0:]))
+    rhs = float(telescope * mu * (T0 * a[T0] - T * a[T])
+                + noise * np.sum(g2[T0:] / (mu * t[T0:])))
+    assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
+    suffix = lhs / (T - T0)
+    b = float(G2 * (constant + np.log(T / T0)) / (2 * mu * (T - T0)))
+    assert suffix <= b, (suffix, b)
+    return {"lhs": lhs, "rhs": rhs, "suffix": suffix, "bound": b,
+            "lemma_ratio": lemma_ratio}
+
+
+def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rate_h=3.0,
+                     m=8, mu=1e-3):
+    """The steps of the proof of SAGA's contraction, each on an instance where it is tight.
+
+    On ridge terms f_i(w) = ½(⟨w, x_i⟩)² + (μ/2)‖w‖² with orthogonal rows of unit norm
+    (L_max = 1 + μ): (i) co-coercivity Δ ≤ coco·L_max (F(w) − F*), Δ the mean square of
+    ∇f_i(w) − ∇f_i(w*), tight along a row; (ii) E‖v‖² ≤ var·(Δ + H) for a table whose
+    deviations oppose the new gradients; (iii) E H_+ = (1 − 1/m) H + Δ/m exactly; (iv) the
+    proof's coefficients at η = 1/(a L_max), c = b m η²: the Δ and F − F* terms cancel or
+    are negative, the H coefficient is at most c(1 − 1/(rate_h m)), and the distance
+    contracts by 1 − ημ ≤ 1 − μ/(rate_w L_max): the theorem's rate
+    1 − min(μ/(rate_w L_max), 1/(rate_h m)).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    coco, var, a, b, rate_w, rate_h : float
+        The proof's constants (2, 2, 5, 3, 5, 3).
+    m : int
+        Number of terms (orthogonal unit rows, so m is also the dimension).
+    mu : float
+        The regularization, μ = σ.
+
+    Returns
+    -------
+    dict
+        ``coco_ratio`` = max Δ / (2 L_max (F − F*)), ``var_ratio`` = max E‖v‖²/(2(Δ + H)),
+        ``fcoef`` and ``hcoef`` of step (iv).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_saga_proof()
+    >>> 0.5 < r["coco_ratio"] <= 1 and 0.5 < r["var_ratio"] <= 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    X = np.eye(m)                                  # orthogonal unit rows, w* = 0
+    Lmax = 1.0 + mu
+
+    def grads(w):                                  # the m gradients of f_i (rows)
+        return (X @ w)[:, None] * X + mu * w
+
+    coco_ratio, var_ratio = 0.0, 0.0
+    for trial in range(50):
+        e = X[trial % m] + 0.1 * rng.standard_normal(m) * (trial >= m)
+        D = np.mean(np.sum(grads(e) ** 2, axis=1))             # Δ at w = w* + e
+        gap = 0.5 * (np.mean((X @ e) ** 2) + mu * e @ e)       # F(w) − F*, F* = 0
+        assert D <= coco * Lmax * gap * (1 + 1e-12), (D, gap)
+        coco_ratio = max(coco_ratio, float(D / (2 * Lmax * gap)))
+        # a table whose stored deviations oppose the new gradient differences
+        A = grads(e)                                   # ∇f_j(w) − ∇f_j(w*), w* = 0
+        dev = -A + A.mean(0) + 0.05 * rng.standard_normal(A.shape)
+        H = np.mean(np.sum(dev**2, axis=1))
+        V = A - (dev - dev.mean(0))                    # v − ∇F(w*) for each draw j
+        Ev2 = np.mean(np.sum(V**2, axis=1))
+        assert Ev2 <= var * (D + H) * (1 + 1e-12), (Ev2, D, H)
+        var_ratio = max(var_ratio, float(Ev2 / (2 * (D + H))))
+        # table refresh: entry j replaced by the new gradient with probability 1/m
+        EH = np.mean([H + (np.sum(A[j] ** 2) - np.sum(dev[j] ** 2)) / m
+                      for j in range(m)])
+        assert abs(EH - ((1 - 1 / m) * H + D / m)) <= 1e-12 * max(H, D)
+    eta = 1 / (a * Lmax)
+    c = b * m * eta**2
+    # coefficient of F − F* once Δ ≤ 2 L_max (F − F*): (2η² + c/m)·2L_max − 2η ≤ 0
+    fcoef = (2 * eta**2 + c / m) * 2 * Lmax - 2 * eta
+    assert fcoef <= 1e-15 * eta, fcoef
+    # coefficient of H: 2η² + c(1 − 1/m) ≤ c(1 − 1/(rate_h m))
+    hcoef = 2 * eta**2 + c * (1 - 1 / m)
+    assert hcoef <= c * (1 - 1 / (rate_h * m)) * (1 + 1e-12), (hcoef, c)
+    # the distance term: 1 − ημ ≤ 1 − μ/(rate_w L_max)
+    assert mu / (rate_w * Lmax) <= eta * mu * (1 + 1e-12), (eta, rate_w)
+    return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": float(fcoef),
+            "hcoef": float(hcoef)}
+
+
+def ridge_terms(m=6, n=3, sigma=0.5, seed=0):
+    """A small ridge finite sum: f_i(w) = ½(⟨x_i, w⟩ − y_i)² + (σ/2)‖w‖².
+
+    Parameters
+    ----------
+    m, n : int
+        Terms and features (unit-norm Gaussian rows, so L_max = 1 + σ).
+    sigma : float
+        σ > 0, the strong convexity of every term.
+    seed : int
+        Seed of the rows and labels.
+
+    Returns
+    -------
+    dict
+        ``X``, ``y``, ``sigma``, ``w_star``, ``grads`` (w -> the m gradients as rows),
+        ``hess`` (the m Hessians), ``L_max``, ``nu2`` (ν*²).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        Never for σ > 0 (the normal matrix is then positive definite).
+
+    Examples
+    --------
+    >>> p = ridge_terms()
+    >>> bool(abs(p["grads"](p["w_star"]).mean(0)).max() < 1e-12)
+    True
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((m, n))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = rng.standard_normal(m)
+    w_star = np.linalg.solve(X.T @ X / m + sigma * np.eye(n), X.T @ y / m)
+
+    def grads(w):
+        return (X @ w - y)[:, None] * X + sigma * w
+
+    hess = np.array([np.outer(x, x) + sigma * np.eye(n) for x in X])
+    nu2 = float(np.mean(np.sum(grads(w_star) ** 2, axis=1)))
+    return {"X": X, "y": y, "sigma": sigma, "w_star": w_star, "grads": grads,
+            "hess": hess, "L_max": 1.0 + sigma, "nu2": nu2}
+
+
+def check_reshuffling_proof(seed=0, *, shuffle_var=1.0, contraction=1.0, bregman=2.0):
+    """The proof of the random-reshuffling theorem on a ridge sum of m = 6 terms.
+
+    (i) The shuffle points' spread, exact over all m! permutations:
+    E‖Σ_{j<i} ∇f_{π_j}(w*)‖² = shuffle_var · i(m − i)/(m − 1) · ν*², every i.
+    (ii) The one-step inequality at η = 1/L_max,
+    ‖x − η∇f(x) − (z − η∇f(w*))‖² ≤ (1 − contraction·ημ)‖x − z‖² + bregman·η D_f(z, w*),
+    at random pairs and at the two pairs where it is tight.
+    (iii) One epoch, exact over all permutations, below the unrolled bound.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the instance and of the random points.
+    shuffle_var, contraction, bregman : float
+        The proof's constants (1, 1, 2).
+
+    Returns
+    -------
+    dict
+        ``spread`` (the m − 1 ratios of (i)), ``tight`` (the largest ratio of the two sides
+        of (ii)), ``epoch`` and ``epoch_bound`` of (iii).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_reshuffling_proof()
+    >>> bool(r["epoch"] <= r["epoch_bound"] and 0.9 < r["tight"] < 1 + 1e-9)
+    True
+    """
+    from itertools import permutations
+
+    p = ridge_terms(seed=seed)
+    ws, gr, Hs, mu = p["w_star"], p["grads"], p["hess"], p["sigma"]
+    m, n = p["X"].shape
+    eta = 1 / p["L_max"]
+    g_star = gr(ws)
+    perms = np.array(list(permutations(range(m))))
+    spread = []
+    for i in range(1, m):
+        partial = g_star[perms[:, :i]].sum(axis=1)
+        lhs = np.mean(np.sum(partial**2, axis=1))
+        rhs = shuffle_var * i * (m - i) / (m - 1) * p["nu2"]
+        assert abs(lhs - rhs) <= 1e-10 * rhs, (i, lhs, rhs)
+        spread.append(float(lhs / (i * (m - i) / (m - 1) * p["nu2"])))
+    rng = np.random.default_rng(seed)
+
+    def one_step(j, x, z):
+        e = z - ws
+        left = x - eta * gr(x)[j] - (z - eta * g_star[j])
+        lhs = float(left @ left)
+        D = 0.5 * e @ Hs[j] @ e                         # Bregman distance of f_j
+        rhs = float((1 - contraction * eta * mu) * (x - z) @ (x - z) + bregman * eta * D)
+        assert lhs <= rhs * (1 + 1e-12), (lhs, rhs)
+        return lhs / rhs
+
+    tight = 0.0
+    for _ in range(200):
+        j = int(rng.integers(m))
+        one_step(j, ws + rng.standard_normal(n), ws + rng.standard_normal(n))
+    for j in range(m):
+        lam, vec = np.linalg.eigh(Hs[j])
+        tight = max(tight, one_step(j, ws + vec[:, 0], ws))          # flattest, z = w*
+        tight = max(tight, one_step(j, ws + vec[:, -1], ws + vec[:, -1]))   # x = z
+    # (iii) one epoch from x0, exact expectation over the m! orders
+    x0 = ws + rng.standard_normal(n)
+    ends, Dsum = [], 0.0
+    for perm in perms:
+        x, z = x0.copy(), ws.copy()
+        for k, j in enumerate(perm):
+            e = z - ws
+            Dsum += (1 - eta * mu) ** (m - 1 - k) * 0.5 * e @ Hs[j] @ e / len(perms)
+            x = x - eta * gr(x)[j]
+            z = z - eta * g_star[j]
+        ends.append(np.sum((x - ws) ** 2))
+    epoch = float(np.mean(ends))
+    epoch_bound = float((1 - eta * mu) ** m * np.sum((x0 - ws) ** 2) + 2 * eta * Dsum)
+    assert epoch <= epoch_bound, (epoch, epoch_bound)
+    return {"spread": spread, "tight": float(tight), "epoch": epoch,
+            "epoch_bound": epoch_bound}
+
+
+def check_last_iterate(mu, nu2, a1, T, tau2=0.0, *, telescope=0.5, noise=0.5,
+                       constant=1.5):
+    """The proof of the last-iterate theorem (steps 1/(μt)) on the exact quadratic.
+
+    For every k, the comparator u = w_{T−k} gives the summed identity
+    Σ_{t=T−k}^{T} E[F(w_t) − F(u)] = −telescope·μT E|w_{T+1} − u|²
+    + noise·Σ_{t=T−k}^{T} E g_t²/(μ t), exact on the quadratic (E[e_t e_u] follows
+    (1 − η_t μ) E[e_t e_u]); then the recursion S_{k−1} ≤ S_k + G²/(2μ k (T − k)) of the
+    means S_k of the last k + 1 gaps, and the theorem's bound constant·G²(1 + ln T)/(μT).
+
+    Parameters
+    ----------
+    mu, nu2, a1, T, tau2 : float, float, float, int, float
+        The instance (module docstring), a_1 and the horizon.
+    telescope, noise, constant : float
+        The proof's constants (1/2, 1/2, 3/2).
+
+    Returns
+    -------
+    dict
+        ``worst_identity`` (largest relative residual over k), ``last`` gap,
+        ``bound``.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_last_iterate(0.5, 1.0, 4.0, 300, tau2=1.0)
+    >>> r["last"] <= r["bound"]
+    True
+    """
+    t = np.arange(1, T + 1)
+    eta = 1 / (mu * t)
+    a, g2 = quadratic_moments(mu, nu2, a1, eta, tau2)       # a[j] = a_{j+1}
+    G2 = float(g2.max())
+    h = mu * a / 2                                          # h[j] = gap of w_{j+1}
+    worst = 0.0
+    for k in range(0, T):
+        u = T - k                                           # comparator w_u, 1-based
+        c = a[u - 1]                                        # E[e_u e_u]
+        for j in range(u, T + 1):                           # E[e_{j+1} e_u]
+            c = (1 - eta[j - 1] * mu) * c
+        dist = a[T] - 2 * c + a[u - 1]                      # E|w_{T+1} - w_u|^2
+        lhs = float(np.sum(h[u - 1:T] - h[u - 1]))
+        rhs = float(-telescope * mu * T * dist
+                    + noise * np.sum(g2[u - 1:T] / (mu * t[u - 1:T])))
+        scale = max(abs(rhs), float(np.sum(g2[u - 1:T] / (mu * t[u - 1:T]))))
+        assert abs(lhs - rhs) <= 1e-9 * scale, (k, lhs, rhs)
+        worst = max(worst, abs(lhs - rhs) / scale)
+    S = np.array([h[T - 1 - k:T].mean() for k in range(T)])   # S_k, gaps above F*
+    for k in range(1, T):
+        assert S[k - 1] <= S[k] + G2 / (2 * mu * k * (T - k)) * (1 + 1e-12), k
+    bound = constant * G2 * (1 + np.log(T)) / (mu * T)
+    assert h[T - 1] <= bound, (h[T - 1], bound)
+    return {"worst_identity": worst, "last": float(h[T - 1]), "bound": float(bound)}

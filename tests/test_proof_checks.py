@@ -1,0 +1,87 @@
+"""The proof checks of the theory and variance-reduction pages pass with the proofs'
+constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks)."""
+
+import pytest
+
+from rlmlib.book.proof_checks import (check_last_iterate, check_reshuffling_proof,
+                                      check_saga_proof, check_suffix_average,
+                                      check_weighted_average, quadratic_moments)
+
+PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
+PAGE_SUFFIX = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)
+PAGE_LAST = dict(mu=0.5, nu2=1.0, a1=4.0, T=300, tau2=1.0)
+
+
+def test_quadratic_moments_closed_form():
+    # one step of 1/mu from any a_1 lands at the noise: a_2 = nu^2 / mu^2
+    a, g2 = quadratic_moments(2.0, 3.0, 5.0, [0.5, 0.25])
+    assert a[1] == pytest.approx(3.0 / 4.0)
+    assert g2[0] == pytest.approx(4.0 * 5.0 + 3.0)
+
+
+def test_weighted_average_right_constants_pass():
+    r = check_weighted_average(**PAGE_WEIGHTED)
+    assert r["weighted"] <= r["bound"]
+
+
+@pytest.mark.parametrize("wrong", [dict(telescope=0.5), dict(telescope=0.125),
+                                   dict(noise=2.0), dict(noise=0.5)])
+def test_weighted_average_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_weighted_average(**PAGE_WEIGHTED, **wrong)
+
+
+@pytest.mark.parametrize("theta", [0.1, 0.5, 0.9])
+def test_suffix_average_right_constants_pass(theta):
+    r = check_suffix_average(**PAGE_SUFFIX, theta=theta)
+    assert r["suffix"] <= r["bound"] and r["lemma_ratio"] <= 2
+
+
+@pytest.mark.parametrize("wrong", [dict(telescope=1.0), dict(telescope=0.25),
+                                   dict(noise=1.0), dict(noise=0.25)])
+def test_suffix_average_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_suffix_average(**PAGE_SUFFIX, theta=0.5, **wrong)
+
+
+def test_saga_proof_right_constants_pass():
+    r = check_saga_proof()
+    assert 0.9 < r["coco_ratio"] <= 1 and 0.9 < r["var_ratio"] <= 1
+
+
+@pytest.mark.parametrize("wrong", [dict(coco=1.0), dict(var=1.0), dict(a=2.5),
+                                   dict(b=6.0), dict(b=1.5), dict(rate_w=2.5),
+                                   dict(rate_h=1.5)])
+def test_saga_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_saga_proof(**wrong)
+
+
+def test_reshuffling_proof_right_constants_pass():
+    r = check_reshuffling_proof()
+    assert all(abs(v - 1) < 1e-9 for v in r["spread"])
+    assert 0.99 < r["tight"] < 1 + 1e-9 and r["epoch"] <= r["epoch_bound"]
+
+
+@pytest.mark.parametrize("wrong", [dict(shuffle_var=2.0), dict(shuffle_var=0.5),
+                                   dict(contraction=2.0), dict(bregman=1.0)])
+def test_reshuffling_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_reshuffling_proof(**wrong)
+
+
+def test_suffix_average_rejects_a_bad_fraction():
+    with pytest.raises(ValueError, match="theta"):
+        check_suffix_average(**PAGE_SUFFIX, theta=0.0)
+
+
+def test_last_iterate_right_constants_pass():
+    r = check_last_iterate(**PAGE_LAST)
+    assert r["worst_identity"] < 1e-9 and r["last"] <= r["bound"]
+
+
+@pytest.mark.parametrize("wrong", [dict(telescope=1.0), dict(telescope=0.25),
+                                   dict(noise=1.0), dict(noise=0.25)])
+def test_last_iterate_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_last_iterate(**PAGE_LAST, **wrong)
