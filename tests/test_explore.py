@@ -365,7 +365,9 @@ def test_pgs_constants_against_enumeration(p):
     q = p / (p - 1)
     c = ex.pgs_constants(X, y, w, p=p, sigma=0.01, k=2)
     assert c["G"] == pytest.approx(max(np.sum(np.abs(X) ** q, axis=1) ** (1 / q)), rel=1e-12)
-    assert c["modulus"] == pytest.approx(0.01 * (p - 1))
+    assert c["modulus"] == pytest.approx(0.01)   # r is 1-strongly convex: sigma r is sigma
+    assert ex.check_regularizer_modulus(c["modulus"], p=p, sigma=0.01) == pytest.approx(
+        0.01, rel=1e-5)
     # variance of the mean of k=2 examples drawn with replacement: every ordered pair
     s = np.where(y == 7, 1.0, -1.0)
     g = np.array([-s[i] * X[i] / (1 + np.exp(s[i] * X[i] @ w)) for i in range(6)])
@@ -377,6 +379,20 @@ def test_pgs_constants_against_enumeration(p):
         ex.pgs_constants(X, y, w, p=2.5, sigma=0.01, k=2)
     with pytest.raises(ValueError, match="k must be an integer >= 1, got 0"):
         ex.pgs_constants(X, y, w, p=p, sigma=0.01, k=0)
+
+
+@pytest.mark.parametrize("p", [1.2, 1.8, 2.0])
+def test_regularizer_modulus_check_fails_on_wrong_constants(p):
+    """The check the Pegasos explorable runs on its readout rejects a modulus off by 2
+    either way, and the old readout sigma (p - 1) wherever p < 2."""
+    sigma = 3e-6
+    ex.check_regularizer_modulus(sigma, p=p, sigma=sigma)
+    wrong = [2 * sigma, sigma / 2] + ([sigma * (p - 1)] if p < 2 else [])
+    for bad in wrong:
+        with pytest.raises(AssertionError, match="claimed strong convexity modulus"):
+            ex.check_regularizer_modulus(bad, p=p, sigma=sigma)
+    with pytest.raises(ValueError, match=r"p must be a number in \(1, 2\], got 3"):
+        ex.check_regularizer_modulus(sigma, p=3, sigma=sigma)
 
 
 @pytest.mark.parametrize("s", [None, 25])

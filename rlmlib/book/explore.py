@@ -1091,8 +1091,10 @@ def pgs_constants(X, y, w, *, p, sigma, k, loss="logistic"):
 
     * ``G`` = max_i ||x_i||_q with q = p / (p - 1): the bound on the dual norm of a loss
       subgradient (|l'| <= 1 for the hinge and logistic losses);
-    * ``modulus`` = sigma (p - 1): (sigma/2) ||w||_p^2 is sigma (p - 1)-strongly convex
-      with respect to ||.||_p for 1 < p <= 2;
+    * ``modulus`` = sigma: the book's regularizer r(w) = ||w||_p^2 / (2 (p - 1)) is
+      1-strongly convex with respect to ||.||_p for 1 < p <= 2 (and no more: its
+      curvature at (1, 1) along (1, -1) is exactly 1), so sigma r is sigma-strongly
+      convex; :func:`check_regularizer_modulus` measures it;
     * ``variance`` = E ||g_A - grad||_2^2 of the loss part of the gradient at w for a batch
       A of k examples drawn uniformly with replacement (as rlmlib.pgs draws them):
       (mean_i ||g_i||^2 - ||mean_i g_i||^2) / k with g_i = l'(y_i w.x_i) y_i x_i.
@@ -1151,4 +1153,55 @@ def pgs_constants(X, y, w, *, p, sigma, k, loss="logistic"):
     mean_g = np.asarray(A.T @ coef).ravel() / m
     mean_sq = float(np.mean(coef ** 2 * _row_norms(A) ** 2))
     variance = max(mean_sq - float(mean_g @ mean_g), 0.0) / k
-    return {"q": q, "G": G, "modulus": sigma * (p - 1), "variance": variance}
+    return {"q": q, "G": G, "modulus": sigma, "variance": variance}
+
+
+def check_regularizer_modulus(modulus, *, p, sigma, rtol=1e-3):
+    """Check that ``modulus`` is the strong convexity modulus of sigma r w.r.t. ||.||_p.
+
+    r(w) = ||w||_p^2 / (2 (p - 1)) is the book's p-norm regularizer (:func:`rlmlib.pnorm.r`).
+    The modulus is measured where it is attained: the midpoint inequality at
+    u, v = (1, 1) +- t (1, -1) with t = 1e-3 gives
+    8 (sigma r(u) / 2 + sigma r(v) / 2 - sigma r((u + v) / 2)) / ||u - v||_p^2, which is
+    sigma up to O(t^2). A value off by any factor outside [1 - rtol, 1 + rtol] (twice the
+    modulus, half of it, or sigma (p - 1) for p < 2) fails.
+
+    Parameters
+    ----------
+    modulus : float
+        The claimed modulus.
+    p : float in (1, 2]
+    sigma : float > 0
+    rtol : float, optional
+        Relative tolerance (the measurement's error is below 1e-5).
+
+    Returns
+    -------
+    float
+        The measured modulus.
+
+    Raises
+    ------
+    AssertionError
+        If ``modulus`` differs from the measured modulus by more than ``rtol``.
+    ValueError
+        If ``p`` is not in (1, 2] or ``sigma`` is not positive.
+
+    Examples
+    --------
+    >>> from rlmlib.book.explore import check_regularizer_modulus
+    >>> round(check_regularizer_modulus(0.1, p=1.5, sigma=0.1), 6)
+    0.1
+    """
+    from rlmlib import pnorm
+    if not (isinstance(p, (int, float, np.floating)) and 1 < p <= 2):
+        raise ValueError(f"p must be a number in (1, 2], got {p!r}")
+    sigma = _positive("sigma", sigma)
+    w, h, t = np.array([1.0, 1.0]), np.array([1.0, -1.0]), 1e-3
+    u, v = w + t * h, w - t * h
+    gap = 0.5 * (pnorm.r(u, p) + pnorm.r(v, p)) - pnorm.r(w, p)
+    measured = sigma * 8 * gap / (2 * t * np.sum(np.abs(h) ** p) ** (1 / p)) ** 2
+    if not abs(modulus / measured - 1) <= rtol:
+        raise AssertionError(f"claimed strong convexity modulus {modulus:.6g} of sigma r "
+                             f"(p = {p}, sigma = {sigma:g}); measured {measured:.6g}")
+    return float(measured)
