@@ -184,7 +184,9 @@ def test_calling_importing_or_copying_the_library_is_refused():
         g(lambda theta, p: rlmlib.pnorm.grad_conjugate(theta, p), seed=1)
     with pytest.raises(AssertionError, match="imports grad_conjugate from rlmlib"):
         g(load("grad_conjugate", "LIB:rlmlib.core.pnorm.grad_conjugate"), seed=1)
-    with pytest.raises(AssertionError, match="copy of the library's"):
+    # the wrapper is short (a copy is judged on functions of >= MIN_COPY instructions); the
+    # copy still calls the library's kernel
+    with pytest.raises(AssertionError, match="calls the library's _grad"):
         g(load("grad_conjugate", "COPY:rlmlib.core.pnorm.grad_conjugate"), seed=1)
     # a call hidden from the static check (getattr on a string) meets the disabled twin
     sneaky = lambda theta, p: getattr(__import__("rlmlib").pnorm,  # noqa: E731
