@@ -2,8 +2,8 @@
 (instructors/worker.py), the graders of instructors/grading run here.
 
 ``Submission(setup, cells, allowed, twins)`` starts the worker, executes the submission's
-answer cells there, and ``.function(name, cell)`` gives a ``Remote``: a callable that sends its arguments to
-the worker, returns the decoded result and writes the worker's view of the arguments after
+answer cells there, and ``.function(name, cell)`` gives a ``Remote``: a callable that
+sends its arguments to the worker, returns the decoded result and writes the worker's view of the arguments after
 the call back into the caller's arrays and lists (so the graders' check that inputs are
 left unmodified sees what the submission did). Whatever the submission does in its own
 process (replace a checker, a grader or a module attribute, import a reference answer),
