@@ -131,7 +131,7 @@ class Remote:
         if "raised" in rep:
             kind, msg = rep["raised"]
             raise _raised(kind, msg)
-        return decode(rep["result"])
+        return _decode_result(rep["result"], args)
 
     def __repr__(self):
         return f"<the submission's {self.name}, run in a separate process>"
@@ -141,6 +141,19 @@ def _raised(kind, msg):
     """The submission's exception, with its type's name (a fresh class: nothing of the
     submission's process is unpickled here)."""
     return type(str(kind)[:80] or "Exception", (Exception,), {})(msg)
+
+
+def _decode_result(x, args):
+    """``decode``, with a reference to an argument (the submission returned its input
+    itself) resolved to the caller's own argument object."""
+    if isinstance(x, dict) and x.get("t") == "arg":
+        i = x.get("i")
+        return args[i] if isinstance(i, int) and 0 <= i < len(args) else \
+            Unencodable("bad reference")
+    if isinstance(x, dict) and x.get("t") in ("tuple", "list"):
+        v = [_decode_result(e, args) for e in x["v"]]
+        return v if x["t"] == "list" else tuple(v)
+    return decode(x)
 
 
 def _write_back(arg, new):

@@ -68,9 +68,9 @@ def encode(x, _depth=0):
         a = np.asarray(x)
         if a.dtype.kind not in "biuf" or a.dtype.fields is not None:
             return {"t": "object", "type": f"numpy array of dtype {a.dtype}"}
-        a = np.ascontiguousarray(a)
         return {"t": "nd" if type(x) is np.ndarray else "np", "dtype": a.dtype.str,
-                "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode()}
+                "shape": list(a.shape),
+                "b64": base64.b64encode(a.tobytes(order="C")).decode()}
     return {"t": "object", "type": type(x).__name__}
 
 
@@ -103,6 +103,22 @@ def decode(x):
         a = a.reshape(shape).copy()
         return a if t == "nd" else a[()]
     return Unencodable(str(x.get("type", "unknown")))
+
+
+def _encode_result(result, args):
+    """``encode(result)``, but an input array or list returned as (part of) the result is
+    sent as a reference to that argument (the grader rejects a result that is its input)."""
+    import numpy as np
+
+    def one(r):
+        for i, a in enumerate(args):
+            if (type(r) is np.ndarray and type(a) is np.ndarray and
+                    np.shares_memory(r, a)) or (type(r) is list and r is a):
+                return {"t": "arg", "i": i}
+        return encode(r)
+    if type(result) in (tuple, list) and not any(result is a for a in args):
+        return {"t": type(result).__name__, "v": [one(r) for r in result]}
+    return one(result)
 
 
 def _guarded_import(allowed):
@@ -192,7 +208,8 @@ def main():
                 reply({"raised": [type(e).__name__, str(e)[:2000]],
                        "args": [encode(a) for a in args]})
                 continue
-            reply({"result": encode(result), "args": [encode(a) for a in args]})
+            reply({"result": _encode_result(result, args),
+                   "args": [encode(a) for a in args]})
 
 
 if __name__ == "__main__":

@@ -156,3 +156,19 @@ def test_typical_mistakes_still_fail_outside_the_kernel():
                    for label, fs in part_exercises("sgdqn")}
         res = _grade("sgdqn", answers)
         assert not any(r.passed for r in res.values()), k
+
+
+def test_wrong_answers_of_issue_36_fail_outside_the_kernel_too():
+    """In-place sorting of a list, an array for a number and the input returned itself
+    reach the grader through the worker as they would in process."""
+    sort = _ref("ex-pre-gamma").replace("    c = np.asarray", "    eigenvalues.sort()\n"
+                                        "    c = np.asarray")
+    assert "modified its input list" in _grade("precond", {"ex-pre-gamma": sort})[
+        "gamma"].message
+    lazy = ("def grad_conjugate(theta, p):\n    if p == 2:\n        return theta\n"
+            + _ref("ex-pgs-mirror").split("\n", 1)[1])
+    array = _ref("ex-pgs-ball").replace("return (p - 1) * nq ** 2 / 2",
+                                        "return np.array([(p - 1) * nq ** 2 / 2])")
+    res = _grade("pegasos", {"ex-pgs-mirror": lazy, "ex-pgs-ball": array})
+    assert "returned its input theta itself" in res["grad_conjugate"].message
+    assert "expected a number" in res["r_conjugate_ball"].message

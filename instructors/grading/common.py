@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from rlmlib.book.checkers.base import _call, _show, _snapshot, _unmodified
+from rlmlib.book.checkers.base import _call, _not_aliased, _show, _snapshot, _unmodified
 
 
 def draw_seed(seed=None):
@@ -241,6 +241,8 @@ def grade_cases(name, func, ref, cases, argnames, compare, *, seed, twins=(), al
             before = _snapshot(args)
             got = _call(name, desc, func, *args)
             _unmodified(name, desc, args, before, argnames, allowed)
+            if not allowed:
+                _not_aliased(name, desc, got, args, argnames)
             compare(got, expected, desc, args)
             n += 1
     return n
