@@ -435,3 +435,33 @@ def test_the_helper_search_finds_the_helpers_of_the_main_edition():
          "    return T * delta * (np.log1p(delta) - np.log1p(-delta))\n", ns)
     from rlmlib.book.checkers import check_two_point_kl
     assert check_two_point_kl(ns["kl_helper"])
+
+
+def test_the_student_tree_carries_no_grading_design(student_tree):
+    """DESIGN.md's hidden-grading design is main-edition text, and the list of library
+    functions that compute answers (API_HIDDEN) lives in the instructors' material: the
+    tool that reads it (tools/student.py) is left out like tools/assignments.py."""
+    design = (student_tree / "DESIGN.md").read_text(encoding="utf8")
+    main_design = (ROOT / "DESIGN.md").read_text(encoding="utf8")
+    for secret in ("MIN_COPY", "audit.audit", "normalized bytecode", "disables the twins",
+                   "Unencodable", "`grading/common.py` refuses"):
+        assert secret in main_design and secret not in design, secret
+    assert "<!-- edition:main -->\n" not in design and "Hidden grading**: instructors'" in design
+    assert not (student_tree / "tools" / "student.py").exists()
+    assert not (student_tree / "tools" / "assignments.py").exists()
+    for path in student_tree.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md", ".yml", ".txt"):
+            text = path.read_text(encoding="utf8", errors="replace")
+            assert "API_HIDDEN = (" not in text and "r_conjugate\",\n" not in text, path
+
+
+def test_the_published_site_is_the_student_edition():
+    import yaml
+
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    steps = wf["jobs"]["test"]["steps"]
+    pages = [s for s in steps if "upload-pages-artifact" in s.get("uses", "")]
+    assert [s["with"]["path"] for s in pages] == ["_build/student/_build/html"]
+    kept = [s for s in steps if "actions/upload-artifact" in s.get("uses", "")]
+    assert [(s["with"]["name"], s["with"]["path"]) for s in kept] == [
+        ("main-edition-html", "_build/html")]
