@@ -44,7 +44,7 @@ def check_grad_conjugate(grad_conjugate):
     >>> import numpy as np
     >>> from rlmlib.book.checkers.pegasos import check_grad_conjugate
     >>> try:
-    ...     check_grad_conjugate(lambda theta, p: theta)    # right for p = 2 only
+    ...     check_grad_conjugate(lambda theta, p: theta.copy())    # right for p = 2 only
     ... except AssertionError as e:
     ...     print(str(e).split(" (theta")[0])
     grad_conjugate on input 'p=1.8'
