@@ -54,7 +54,8 @@ def test_source_notebooks_have_solutions_hidden_tests_and_points():
     for part in PARTS:
         nb = assignments.source_notebook(part)
         meta = [c.metadata["nbgrader"] for c in nb.cells]
-        answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
+        answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]
+                   and c.cell_type == "code"]
         tests = [c for c in nb.cells if c.metadata["nbgrader"]["grade"]]
         labels = [lab for lab, fs in EXERCISES.items() if fs[0].part == part]
         assert len(answers) == len(labels)
@@ -63,7 +64,23 @@ def test_source_notebooks_have_solutions_hidden_tests_and_points():
             assert c.source.startswith("### BEGIN SOLUTION\n")
             assert c.source.endswith("### END SOLUTION")
         for c in tests:
-            assert c.metadata["nbgrader"]["points"] > 0 and "print(check_" in c.source
+            assert c.metadata["nbgrader"]["points"] > 0
+            assert "print(check_" in c.source or c.cell_type == "markdown"
+        # an exercise with a proof and code: the proof is a manually graded cell with half
+        # the points, the code cells have the rest (skipping the proof costs its half)
+        import course
+
+        by_label = {e.label: e for e in course.exercises()}
+        plan = course.plan()
+        for label in labels:
+            e = by_label[label]
+            pts = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+                   for c in tests if c.metadata["nbgrader"]["grade_id"].startswith(label)}
+            written = pts.pop(f"{label}-written", 0)
+            assert written + sum(pts.values()) == e.points(plan), label
+            assert (written > 0) == assignments.has_written_part(e), label
+            if written:
+                assert written == e.points(plan) // 2
         for c in nb.cells:
             if not c.metadata["nbgrader"]["solution"]:
                 assert "instructors" not in c.source and "HIDDEN" not in c.source
@@ -84,7 +101,8 @@ def released(request, tmp_path_factory):
 def test_release_has_an_empty_marked_answer_cell_per_code_exercise(released):
     course, part = released
     nb = nbformat.read(course / "release" / part / f"{part}.ipynb", as_version=4)
-    answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]]
+    answers = [c for c in nb.cells if c.metadata["nbgrader"]["solution"]
+               and c.cell_type == "code"]
     assert len(answers) == len(assignments.parts()[part])
     for c in answers:
         assert c.source == "# YOUR CODE HERE\nraise NotImplementedError()"
@@ -156,6 +174,9 @@ def test_autograde_grades_sample_submissions(released):
                 score, max_score = grades[gid]
                 want = 0.0 if f.name in mistakes else max_score
                 assert score == want, (student, f.name, score, want)
-            if student == "good":
-                assert sub.score == sub.max_score > 0
+            if student == "good":         # full marks but for the proofs it left out:
+                written = [g for nb in sub.notebooks for g in nb.grades   # unanswered, 0
+                           if g.name.endswith("-written")]
+                assert written and all(g.score == 0 < g.max_score for g in written)
+                assert sub.score == sub.max_score - sum(g.max_score for g in written) > 0
     shutil.rmtree(course / "autograded", ignore_errors=True)

@@ -12,9 +12,11 @@ the student edition does not contain it).
 `nbgrader generate_assignment` on each, which releases it into _build/course/release/:
 every solution region (`### BEGIN SOLUTION` ... `### END SOLUTION`) becomes the marked stub
 `# YOUR CODE HERE` / `raise NotImplementedError()`. A source notebook holds, per code
-exercise: its statement (read-only), one answer cell (the reference answer inside a solution
-region, so the release has an empty, marked cell) and one autograded test cell per function
-with the exercise's points (course.yml): the visible self-check of rlmlib.book.checkers.
+exercise: its statement (read-only), for an exercise that also asks for a proof or a
+derivation a manually graded Markdown answer cell with half its points, one answer cell (the
+reference answer inside a solution region, so the release has an empty, marked cell) and one
+autograded test cell per function with the rest of the exercise's points (course.yml): the
+visible self-check of rlmlib.book.checkers.
 The hidden grading does not run in the submission's kernel (which has no `instructors` to
 import: run nbgrader without the repository on PYTHONPATH): after `nbgrader autograde
 PART`, `python -m instructors.hidden COURSE_DIR PART` audits every submission's code,
@@ -76,6 +78,20 @@ def parts():
     return out
 
 
+def has_written_part(e) -> bool:
+    """Whether exercise ``e`` asks for a proof or a derivation besides its code."""
+    kind = e.kind.lower()
+    return "code" in kind and ("proof" in kind or "derivation" in kind)
+
+
+def proof_and_code_points(total: int, e) -> tuple[int, int]:
+    """(points of the written part, points of the code): half each (the code gets the odd
+    point) when the exercise has both, so that skipping the proof costs its half."""
+    if not has_written_part(e):
+        return 0, total
+    return total // 2, total - total // 2
+
+
 def _split_points(total, n):
     base = [total // n] * n
     base[0] += total - sum(base)
@@ -99,14 +115,22 @@ def source_notebook(part: str, root: Path = ROOT):
         points = e.points(plan)
         statement = re.sub(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^>`]*>)?`", r"\1",
                            course._plain_body(e))      # roles as plain text: no Sphinx here
+        written, code = proof_and_code_points(points, e)
+        split = f": {written} for the proof or derivation, {code} for the code" if written \
+            else ""
         cells.append(nbformat.v4.new_markdown_cell(
-            f"## Exercise `{label}` ({points} points)\n\n{statement}",
+            f"## Exercise `{label}` ({points} points{split})\n\n{statement}",
             metadata=_meta(f"{label}-statement")))
+        if written:                # marked by hand: nbgrader's manually graded answer cell
+            cells.append(nbformat.v4.new_markdown_cell(
+                "Write the proof or derivation the exercise asks for here.",
+                metadata=_meta(f"{label}-written", solution=True, grade=True,
+                               locked=False, points=written)))
         answer = "".join(_ref_source(f) + "\n\n" for f in fs).rstrip() + "\n"
         cells.append(nbformat.v4.new_code_cell(
             "### BEGIN SOLUTION\n" + answer + "### END SOLUTION",
             metadata=_meta(f"{label}-answer", solution=True, locked=False)))
-        for f, pts in zip(fs, _split_points(points, len(fs))):
+        for f, pts in zip(fs, _split_points(code, len(fs))):
             test = (f"from {f.checker_path.rpartition('.')[0]} import {f.checker}\n"
                     f"print({f.checker}({f.name}))\n"
                     "# the hidden tests run outside this kernel, after autograde")
