@@ -112,8 +112,9 @@ def weeks(root: Path = ROOT):
 
 
 def problem_sets(root: Path = ROOT):
-    """{week number: [Exercise]}: the exercises a week lists (`exercises:`), else every
-    exercise of its pages that no week lists."""
+    """{week number: [Exercise]}: the exercises a week lists (`exercises:`), then every
+    exercise of its pages that no week lists (so an exercise added to a page joins its
+    week by itself)."""
     every = exercises(root)
     by_label = {e.label: e for e in every}
     listed = {lab for _, w, _, _ in weeks(root) for lab in w.get("exercises", [])}
@@ -121,8 +122,8 @@ def problem_sets(root: Path = ROOT):
     for e in every:
         if e.label not in listed:
             by_page.setdefault(e.page, []).append(e)
-    return {n: ([by_label[lab] for lab in w["exercises"] if lab in by_label]
-                if "exercises" in w else [e for p in pages for e in by_page.get(p, [])])
+    return {n: [by_label[lab] for lab in w.get("exercises", []) if lab in by_label]
+            + [e for p in pages for e in by_page.get(p, [])]
             for n, w, pages, _ in weeks(root)}
 
 
