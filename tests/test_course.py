@@ -78,3 +78,6 @@ def test_workload_estimate_counts_prose_and_exercises():
     assert all(abs(r[6] / mean - 1) <= 0.30 for r in rows), [(r[0], round(r[6], 1))
                                                            for r in rows]
     assert "1,500 words read an hour" in course.workload_table()
+    for n, ex in course.problem_sets().items():       # proof coursework in every week
+        assert sum(e.stars in ("★★", "★★★") and ("proof" in e.kind or "derivation" in e.kind)
+                   for e in ex) >= 2, n
