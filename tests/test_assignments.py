@@ -81,6 +81,9 @@ def test_source_notebooks_have_solutions_hidden_tests_and_points():
             assert (written > 0) == assignments.has_written_part(e), label
             if written:
                 assert written == e.points(plan) // 2
+                cell = next(c for c in tests
+                            if c.metadata["nbgrader"]["grade_id"] == f"{label}-written")
+                assert "Marking scheme:" in cell.source and " points: " in cell.source
         for c in nb.cells:
             if not c.metadata["nbgrader"]["solution"]:
                 assert "instructors" not in c.source and "HIDDEN" not in c.source
@@ -108,6 +111,7 @@ def test_release_has_an_empty_marked_answer_cell_per_code_exercise(released):
         assert c.source == "# YOUR CODE HERE\nraise NotImplementedError()"
     text = "".join(c.source for c in nb.cells)
     assert "HIDDEN TESTS" not in text and "instructors" not in text and "SOLUTION" not in text
+    assert "Marking scheme" not in text          # the written cells' schemes stay in the source
 
 
 #: submissions that game the grading in the kernel (issue 36), per part: {label: source};

@@ -81,3 +81,25 @@ def test_workload_estimate_counts_prose_and_exercises():
     for n, ex in course.problem_sets().items():       # proof coursework in every week
         assert sum(e.stars in ("★★", "★★★") and ("proof" in e.kind or "derivation" in e.kind)
                    for e in ex) >= 2, n
+
+
+def test_marking_schemes_add_up_to_the_written_points():
+    """instructors/marking.py: every exercise with a proof or derivation and code has a
+    scheme, every scheme's points add up to the written part's points (half for one with
+    code, all for a proof alone); the proof exercises without one are listed (-s)."""
+    import assignments
+    from instructors.marking import MARKING
+
+    plan = course.plan()
+    by_label = {e.label: e for e in course.exercises()}
+    for label, steps in MARKING.items():
+        e = by_label[label]
+        written, _ = assignments.proof_and_code_points(e.points(plan), e)
+        want = written if assignments.has_written_part(e) else e.points(plan)
+        assert sum(p for p, _ in steps) == want and all(p > 0 for p, _ in steps), label
+    mixed = [e.label for e in by_label.values() if assignments.has_written_part(e)
+             and e.checkers]
+    assert not set(mixed) - set(MARKING), set(mixed) - set(MARKING)
+    missing = [e.label for e in by_label.values() if e.label not in MARKING
+               and ("proof" in e.kind or "derivation" in e.kind)]
+    print(f"\nproof or derivation exercises without a marking scheme yet: {len(missing)}")

@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import course  # noqa: E402
 from instructors.exercises import EXERCISES, reference, setup_code  # noqa: E402
+from instructors.marking import MARKING  # noqa: E402
 from instructors.mistakes import MISTAKES, source as mistake_source  # noqa: E402
 
 TITLES = {"foundations": "Foundations", "pegasos": "Pegasos and the p-norm PGS",
@@ -122,8 +123,11 @@ def source_notebook(part: str, root: Path = ROOT):
             f"## Exercise `{label}` ({points} points{split})\n\n{statement}",
             metadata=_meta(f"{label}-statement")))
         if written:                # marked by hand: nbgrader's manually graded answer cell
+            scheme = "".join(f"\n- {pts} points: {step}" for pts, step in
+                             MARKING.get(label, []))   # in the source only (cleared)
             cells.append(nbformat.v4.new_markdown_cell(
-                "Write the proof or derivation the exercise asks for here.",
+                "Write the proof or derivation the exercise asks for here."
+                + (f"\n\nMarking scheme:{scheme}" if scheme else ""),
                 metadata=_meta(f"{label}-written", solution=True, grade=True,
                                locked=False, points=written)))
         answer = "".join(_ref_source(f) + "\n\n" for f in fs).rstrip() + "\n"
