@@ -55,7 +55,13 @@ def grade_answers(part: str, answers: dict, seed=None) -> list[Result]:
     allowed = allowed_library(part)
     twins = sorted({t for _, fs in exercises for f in fs for t in f.twins})
     results = []
-    with Submission(setup_code(part), cells, allowed, twins) as sub:
+    try:
+        sub = Submission(setup_code(part), cells, allowed, twins)
+    except AssertionError as e:          # the answer cells never finished (a loop, a crash)
+        return [Result(label, f.name, False, f"your answer cells: {e}",
+                       audit(cells[i], allowed, setup_code(part)))
+                for i, (label, fs) in enumerate(exercises) for f in fs]
+    with sub:
         for i, (label, fs) in enumerate(exercises):
             findings = audit(cells[i], allowed, setup_code(part))
             for f in fs:

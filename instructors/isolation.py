@@ -27,6 +27,7 @@ from instructors.worker import ANSWER_FILE, Unencodable, decode, encode
 WORKER = Path(__file__).with_name("worker.py")
 #: seconds a single call of the submission's function may take
 CALL_TIMEOUT = 20.0
+#: seconds the set-up and answer cells may take (imports included)
 START_TIMEOUT = 60.0
 
 
@@ -64,7 +65,8 @@ class Submission:
         ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
         if not ready:
             self.close()
-            raise AssertionError(f"your function did not return within {timeout:g} s")
+            what = "your answer cells" if "setup" in req else "your function"
+            raise AssertionError(f"{what} did not return within {timeout:g} s")
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait()

@@ -123,6 +123,15 @@ def test_a_function_that_never_returns_fails_and_the_next_call_gets_a_fresh_proc
         assert s.function("f")(0) == 0
 
 
+def test_answer_cells_that_never_finish_score_zero(monkeypatch):
+    from instructors import isolation
+
+    monkeypatch.setattr(isolation, "START_TIMEOUT", 3.0)
+    res = _grade("theory", {"ex-lb-kl": "while True:\n    pass\n"})
+    assert not any(r.passed for r in res.values())
+    assert "your answer cells did not return within 3 s" in res["two_point_kl"].message
+
+
 def test_the_audit_names_each_construct_and_its_line():
     code = textwrap.dedent("""\
         import rlmlib.book.checkers.pegasos as c
