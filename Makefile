@@ -26,7 +26,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
 .PHONY: book test unit html-test book-student bench record clean env lab instructors-env \
-        assignments assignments-test grade
+        assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
 # rebuilt when requirements.txt or pyproject.toml change
@@ -89,6 +89,7 @@ assignments: $(ISTAMP)
 # each in a kernel that has no instructors/ on its path (visible self-checks only), then the
 # hidden grading reruns the answers in a fresh process and audits the code, writing the
 # scores and flags into the gradebook (instructors/hidden.py)
+.PHONY: grade
 grade: $(ISTAMP)
 	@test -n "$(PART)" || { echo "make grade PART=<part>"; exit 2; }
 	cd $(COURSE) && env -u PYTHONPATH PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
