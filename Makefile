@@ -76,7 +76,7 @@ book-student: $(STAMP)
 # ----------------------------------------------------------------------------- coursework
 # nbgrader assignments, one per part, from the code exercises (tools/assignments.py): sources
 # with solutions and hidden tests in _build/course/source, releases in _build/course/release;
-# grade with `cd _build/course && nbgrader autograde <part>` (PYTHONPATH=the repository)
+# grade with `make grade PART=<part>` (nbgrader autograde, then the hidden grading)
 COURSE := _build/course
 assignments: $(ISTAMP)
 	$(PY) tools/assignments.py $(COURSE)
@@ -84,6 +84,17 @@ assignments: $(ISTAMP)
 	  PATH=$(CURDIR)/$(VENV)/bin:$$PATH PYTHONPATH=$(CURDIR) \
 	  $(CURDIR)/$(VENV)/bin/nbgrader generate_assignment $$a --force --log-level=WARN; done
 	@echo "[assignments] sources in $(COURSE)/source, student releases in $(COURSE)/release"
+
+# grade the submissions of one part (in $(COURSE)/submitted/<student>/PART/): nbgrader runs
+# each in a kernel that has no instructors/ on its path (visible self-checks only), then the
+# hidden grading reruns the answers in a fresh process and audits the code, writing the
+# scores and flags into the gradebook (instructors/hidden.py)
+.PHONY: grade
+grade: $(ISTAMP)
+	@test -n "$(PART)" || { echo "make grade PART=<part>"; exit 2; }
+	cd $(COURSE) && env -u PYTHONPATH PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
+	  $(CURDIR)/$(VENV)/bin/nbgrader autograde $(PART) --create --log-level=WARN
+	PYTHONPATH=$(CURDIR) $(PY) -m instructors.hidden $(COURSE) $(PART)
 
 # every part's assignment autograded on sample submissions (`make test` does one)
 assignments-test: $(ISTAMP)

@@ -75,6 +75,41 @@ EXERCISES = {
 }
 
 
+#: what the answers of a part may use from the library without writing it (the statements
+#: name these); the notebook's set-up cell imports them, the hidden grading allows nothing
+#: else of rlmlib but the self-checks (instructors/worker.py, instructors/audit.py)
+SETUP = {
+    "foundations": "from rlmlib import loss_code, loss_deriv",
+    "pegasos": "from rlmlib.book.checkers.pegasos import pgs_time_model",
+}
+
+
+def setup_code(part):
+    """The set-up cell of a part's assignment."""
+    return "import math\n\nimport numpy as np\n" + (SETUP[part] + "\n" if part in SETUP
+                                                      else "")
+
+
+def allowed_library(part):
+    """The (module, name) pairs of rlmlib that the answers of ``part`` may use."""
+    import ast
+
+    return sorted((n.module, a.name) for n in ast.walk(ast.parse(SETUP.get(part, "")))
+                  if isinstance(n, ast.ImportFrom) for a in n.names)
+
+
+def part_exercises(part):
+    """[(label, [Function])] of ``part``, in the book's order."""
+    return [(label, fs) for label, fs in EXERCISES.items() if fs[0].part == part]
+
+
+#: the api.md entries of library functions that compute an exercise's answer: the student
+#: edition's API page leaves them out (tools/student.py); kept here, with the twins, so
+#: that the student tree does not hold this map to the answers
+API_HIDDEN = ("rlmlib.core.pnorm.grad_conjugate", "rlmlib.core.pnorm.r_conjugate",
+              "fiol_step", "rlmlib.precond.numerical_rank", "rlmlib.precond.logistic_beta")
+
+
 def functions():
     """Every (label, Function) in the order above."""
     return [(label, f) for label, fs in EXERCISES.items() for f in fs]

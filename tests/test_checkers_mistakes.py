@@ -25,7 +25,8 @@ FUNCS = {f.name: f for _, f in functions()}
 #: place, the wrong type or shape, or the library's function used
 LOCATED = re.compile(r"on input .*(coordinate \d+ is .*expected|the value is .*expected|"
                      r"entry \(\d+, \d+\) is .*expected|count_new is|your function raised|"
-                     r"modified its input|expected an? (array|number|integer|int|pair|real)|"
+                     r"modified its input|returned its input|"
+                     r"expected an? (array|number|integer|int|pair|real)|"
                      r"returned k=\d+ with modelled time|the new scale)|library")
 
 
@@ -227,7 +228,9 @@ def test_calling_importing_or_copying_the_library_is_refused():
         g(lambda theta, p: rlmlib.pnorm.grad_conjugate(theta, p), seed=1)
     with pytest.raises(AssertionError, match="imports grad_conjugate from rlmlib"):
         g(load("grad_conjugate", "LIB:rlmlib.core.pnorm.grad_conjugate"), seed=1)
-    with pytest.raises(AssertionError, match="copy of the library's"):
+    # the wrapper is short (a copy is judged on functions of >= MIN_COPY instructions); the
+    # copy still calls the library's kernel
+    with pytest.raises(AssertionError, match="calls the library's _grad"):
         g(load("grad_conjugate", "COPY:rlmlib.core.pnorm.grad_conjugate"), seed=1)
     # a call hidden from the static check (getattr on a string) meets the disabled twin
     sneaky = lambda theta, p: getattr(__import__("rlmlib").pnorm,  # noqa: E731
@@ -262,3 +265,79 @@ def test_mistake_sources_are_plain_python():
         for _, _, spec in items:
             text = source(name, spec)
             assert f"def {name}(" in text
+
+
+# ------------------------------------------------- correct answers never fail (issue 36)
+SOFT_FORMS = {
+    "textbook": "def soft(u, a):\n    return np.sign(u) * np.maximum(np.abs(u) - a, 0.0)\n",
+    "three cases": "def soft(u, a):\n"
+                   "    return np.where(u > a, u - a, np.where(u < -a, u + a, 0.0))\n",
+    "minus the clip": "def soft(u, a):\n    return u - np.clip(u, -a, a)\n",
+}
+
+
+@pytest.mark.parametrize("form", list(SOFT_FORMS))
+def test_independent_correct_forms_are_not_copies(form):
+    """The textbook soft threshold is the library's soft_threshold word for word: a copy is
+    judged only on functions of at least common.MIN_COPY instructions."""
+    f = FUNCS["soft"]
+    func = load("soft", SOFT_FORMS[form])
+    assert checker(f)(func)
+    assert "hidden tests pass" in grader(f)(func, seed=2)
+
+
+def test_a_subnormal_result_correctly_rounded_passes():
+    """The library's r_conjugate (not refused as a twin here) is right to the last bit
+    or two near underflow: it fails no seed of the hidden grader (18 of 200 did at a
+    relative 1e-9 without the absolute floor)."""
+    from instructors.grading import pegasos as G
+    from rlmlib.book.checkers.base import UNDERFLOW_ATOL
+    from rlmlib.core.pnorm import r_conjugate
+
+    assert UNDERFLOW_ATOL == np.finfo(np.float64).tiny
+    twins = G.TWINS["r_conjugate_ball"]
+    G.TWINS["r_conjugate_ball"] = ()
+    try:
+        for seed in range(60):
+            G.grade_r_conjugate_ball(lambda t, p, B: r_conjugate(t, p, B), seed=seed)
+    finally:
+        G.TWINS["r_conjugate_ball"] = twins
+    # a 0 for a normal value is still wrong, and so is a subnormal value off by more
+    from rlmlib.book.checkers.base import _compare_vectors
+    with pytest.raises(AssertionError, match="is 0, expected"):
+        _compare_vectors("x", 0.0, 1e-300, 1e-9, "c", atol=UNDERFLOW_ATOL)
+    _compare_vectors("x", 0.0, 5e-324, 1e-9, "c", atol=UNDERFLOW_ATOL)
+    with pytest.raises(AssertionError):
+        _compare_vectors("x", 1e-200, 1e-300, 1e-9, "c", atol=UNDERFLOW_ATOL)
+
+
+def test_a_list_sorted_in_place_is_rejected():
+    wrong = load("gamma", [("    c = np.asarray(eigenvalues, dtype=float)",
+                            "    eigenvalues.sort()\n    c = np.asarray(eigenvalues, "
+                            "dtype=float)")])
+    f = FUNCS["gamma"]
+    for judge in (checker(f), lambda g: grader(f)(g, seed=1)):
+        with pytest.raises(AssertionError, match="modified its input list eigenvalues in "
+                                                 "place"):
+            judge(wrong)
+
+
+def test_an_array_for_a_number_is_rejected():
+    f = FUNCS["r_conjugate_ball"]
+    ref = reference(f)
+    wrapped = lambda theta, p, B: np.array([ref(theta, p, B)])  # noqa: E731
+    for judge in (checker(f), lambda g: grader(f)(g, seed=1)):
+        with pytest.raises(AssertionError, match=r"expected a number, got ndarray of shape "
+                                                 r"\(1,\)"):
+            judge(wrapped)
+
+
+def test_returning_the_input_itself_is_rejected():
+    """At p = 2 the mirror map is the identity: returning theta itself (not a new array)
+    lets a caller's change of the result change its input."""
+    f = FUNCS["grad_conjugate"]
+    ref = reference(f)
+    lazy = lambda theta, p: theta if p == 2 else ref(theta, p)  # noqa: E731
+    for judge in (checker(f), lambda g: grader(f)(g, seed=1)):
+        with pytest.raises(AssertionError, match="returned its input theta itself"):
+            judge(lazy)

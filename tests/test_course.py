@@ -56,3 +56,50 @@ def test_points_and_problem_set_text():
         assert f"{{ref}}`{e.label}`" in text
     assert text.count("break-before: page") == len(course.weeks()) - 1
     assert "<experiments>" not in text             # relative {doc} links made absolute
+
+
+def test_workload_estimate_counts_prose_and_exercises():
+    """tools/course.py's workload: prose words without code cells and solutions, hours by
+    difficulty and kind at the stated rates, and every week within 30 % of the mean."""
+    import course
+
+    page = ("---\njupytext: {}\n---\n# T\n\none two three\n\n```{code-cell} ipython3\n"
+            "x = 1 + 2 + 3 + 4\n```\n\n````{solution-start} ex-a\n````\n\nhidden words here\n"
+            "\n```{code-cell} ipython3\ny = 2\n```\n\n````{solution-end}\n````\n\n"
+            "```{solution} ex-b\nmore hidden\n```\nfour\n")
+    assert course.prose_words(page) == 6          # "#", "T", one, two, three, four
+    ex = course.Exercise("ex", "t", "b", "p", "P", stars="★★", kind="proof and code")
+    assert course.exercise_hours(ex) == 2.0 + 0.5
+    ex = course.Exercise("ex", "t", "b", "p", "P", stars="★★★", kind="experiment")
+    assert course.exercise_hours(ex) == 4.0 + 0.5
+    rows = course.workload()
+    mean = sum(r[6] for r in rows) / len(rows)
+    assert len(rows) == 14
+    assert all(abs(r[6] / mean - 1) <= 0.30 for r in rows), [(r[0], round(r[6], 1))
+                                                           for r in rows]
+    assert "1,500 words read an hour" in course.workload_table()
+    for n, ex in course.problem_sets().items():       # proof coursework in every week
+        assert sum(e.stars in ("★★", "★★★") and ("proof" in e.kind or "derivation" in e.kind)
+                   for e in ex) >= 2, n
+
+
+def test_marking_schemes_add_up_to_the_written_points():
+    """instructors/marking.py: every exercise with a proof or derivation and code has a
+    scheme, every scheme's points add up to the written part's points (half for one with
+    code, all for a proof alone); the proof exercises without one are listed (-s)."""
+    import assignments
+    from instructors.marking import MARKING
+
+    plan = course.plan()
+    by_label = {e.label: e for e in course.exercises()}
+    for label, steps in MARKING.items():
+        e = by_label[label]
+        written, _ = assignments.proof_and_code_points(e.points(plan), e)
+        want = written if assignments.has_written_part(e) else e.points(plan)
+        assert sum(p for p, _ in steps) == want and all(p > 0 for p, _ in steps), label
+    mixed = [e.label for e in by_label.values() if assignments.has_written_part(e)
+             and e.checkers]
+    assert not set(mixed) - set(MARKING), set(mixed) - set(MARKING)
+    missing = [e.label for e in by_label.values() if e.label not in MARKING
+               and ("proof" in e.kind or "derivation" in e.kind)]
+    print(f"\nproof or derivation exercises without a marking scheme yet: {len(missing)}")

@@ -161,6 +161,15 @@ TWIN_FILES = {"rlmlib/core/pnorm.py", "rlmlib/solvers/fiol.py",
 
 #: lines of a reference that the exercise's statement or the algorithm box gives
 GIVEN = {"eta = 1.0 / (sigma * (t + t0))"}
+#: what else once answered an exercise in a visible place (issue 36): helper cells that
+#: compute the answer before the exercise, algorithm boxes run in NumPy that hold the step
+#: an exercise asks for, and tables that state it
+ANSWER_HELPERS = {
+    "ex-lb-kl": ["def two_point_kl(", "T * delta * (np.log1p(delta) - np.log1p(-delta))"],
+    "ex-qn-schedule": ["def svmsgd2_box("],
+    "ex-qn-corrected": ["def corrected_box("],
+    "ex-vr-sqhinge": [r"\beta + (1 - y_iz - \beta)/(1 + q_i)", r"$\beta_i - \beta_i^2/2$ on"],
+}
 
 
 def _norm(line):
@@ -182,6 +191,8 @@ def distinctive_lines():
         out[f.name] = [ln for ln in lines if len(ln) >= 22 and ln not in GIVEN]
         assert out[f.name] or f.name == "rate_exponent", f.name
     out["known leaks"] = [_norm(s) for s in KNOWN_LEAKS]
+    for label, lines in ANSWER_HELPERS.items():
+        out[f"helper answering {label}"] = [_norm(s) for s in lines]
     return out
 
 
@@ -330,3 +341,127 @@ def test_student_pages_take_the_main_outputs_only_when_they_execute_alike():
             if c.cell_type == "code"] == [c.outputs for c in main.cells
                                           if c.cell_type == "code"]
     assert execute.inert("# a\n\n  # b") and not execute.inert("# a\nx = 1")
+
+
+def _student_code_cells(tree):
+    """{page: [source of each code cell]} of the student tree's chapters."""
+    out = {}
+    for page in sorted((tree / "chapters").rglob("*.md")):
+        text = page.read_text(encoding="utf8")
+        out[page.relative_to(tree).as_posix()] = re.findall(
+            r"^```\{code-cell\}[^\n]*\n(.*?)^```", text, re.M | re.S)
+    return out
+
+
+def test_no_visible_cell_defines_an_exercise_function(student_tree):
+    """A function the exercise asks for is defined only in its (empty) answer cell: no
+    visible helper cell defines it before or after (two_point_kl before ex-lb-kl)."""
+    from instructors.exercises import functions
+
+    names = {f.name for _, f in functions()}
+    found = []
+    for page, cells in _student_code_cells(student_tree).items():
+        for src in cells:
+            found += [(page, m) for m in re.findall(r"^\s*def (\w+)\(", src, re.M)
+                      if m in names]
+    assert not found, found
+
+
+def test_no_visible_helper_passes_an_exercise_checker(student_tree):
+    """Every function a visible code cell of the student edition defines (whatever its
+    name), run on the self-check of every code exercise whose function takes as many
+    arguments: none passes, so no helper computes an exercise's answer."""
+    import ast
+    import inspect
+    import math
+    import signal
+    import textwrap
+
+    import numpy as np
+
+    from instructors.exercises import checker, functions, reference
+
+    by_arity = {}
+    for _, f in functions():
+        n = len(inspect.signature(reference(f)).parameters)
+        by_arity.setdefault(n, []).append(f)
+    passed, tried = [], 0
+
+    def alarm(*_):
+        raise TimeoutError
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    try:
+        for page, cells in _student_code_cells(student_tree).items():
+            for src in cells:
+                try:
+                    tree = ast.parse(textwrap.dedent(src))
+                except SyntaxError:
+                    continue
+                for node in tree.body:
+                    if not isinstance(node, ast.FunctionDef) or node.args.vararg or \
+                            node.args.kwonlyargs:
+                        continue
+                    ns = {"np": np, "math": math}
+                    try:
+                        exec(compile(ast.Module([node], []), page, "exec"), ns)  # noqa: S102
+                    except Exception:  # noqa: BLE001 - decorators of the page's own
+                        continue
+                    for f in by_arity.get(len(node.args.args), []):
+                        tried += 1
+                        signal.alarm(2)
+                        try:
+                            checker(f)(ns[node.name])
+                            passed.append((page, node.name, f.checker))
+                        except (AssertionError, TimeoutError, TypeError, Exception):  # noqa
+                            pass
+                        finally:
+                            signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert tried > 20
+    assert not passed, passed
+
+
+def test_the_helper_search_finds_the_helpers_of_the_main_edition():
+    """The checks above fail on the main sources (a test that cannot fail is a defect):
+    the visible helper and the table are there, in the edition that has the solutions."""
+    lb = (ROOT / "chapters" / "sgdqn" / "index.md").read_text(encoding="utf8")
+    vr = _norm((ROOT / "chapters" / "vr" / "index.md").read_text(encoding="utf8"))
+    assert "def svmsgd2_box(" in lb and "def corrected_box(" in lb
+    assert _norm(ANSWER_HELPERS["ex-vr-sqhinge"][0]) in vr
+    ns = {"np": __import__("numpy"), "math": __import__("math")}
+    exec("def kl_helper(delta, T):\n"  # noqa: S102 - the once-visible helper, renamed
+         "    return T * delta * (np.log1p(delta) - np.log1p(-delta))\n", ns)
+    from rlmlib.book.checkers import check_two_point_kl
+    assert check_two_point_kl(ns["kl_helper"])
+
+
+def test_the_student_tree_carries_no_grading_design(student_tree):
+    """DESIGN.md's hidden-grading design is main-edition text, and the list of library
+    functions that compute answers (API_HIDDEN) lives in the instructors' material: the
+    tool that reads it (tools/student.py) is left out like tools/assignments.py."""
+    design = (student_tree / "DESIGN.md").read_text(encoding="utf8")
+    main_design = (ROOT / "DESIGN.md").read_text(encoding="utf8")
+    for secret in ("MIN_COPY", "audit.audit", "normalized bytecode", "disables the twins",
+                   "Unencodable", "`grading/common.py` refuses"):
+        assert secret in main_design and secret not in design, secret
+    assert "<!-- edition:main -->\n" not in design and "Hidden grading**: instructors'" in design
+    assert not (student_tree / "tools" / "student.py").exists()
+    assert not (student_tree / "tools" / "assignments.py").exists()
+    for path in student_tree.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md", ".yml", ".txt"):
+            text = path.read_text(encoding="utf8", errors="replace")
+            assert "API_HIDDEN = (" not in text and "r_conjugate\",\n" not in text, path
+
+
+def test_the_published_site_is_the_student_edition():
+    import yaml
+
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    steps = wf["jobs"]["test"]["steps"]
+    pages = [s for s in steps if "upload-pages-artifact" in s.get("uses", "")]
+    assert [s["with"]["path"] for s in pages] == ["_build/student/_build/html"]
+    kept = [s for s in steps if "actions/upload-artifact" in s.get("uses", "")]
+    assert [(s["with"]["name"], s["with"]["path"]) for s in kept] == [
+        ("main-edition-html", "_build/html")]

@@ -11,13 +11,17 @@ the student edition does not contain it).
 `make assignments` writes the sources into _build/course and runs
 `nbgrader generate_assignment` on each, which releases it into _build/course/release/:
 every solution region (`### BEGIN SOLUTION` ... `### END SOLUTION`) becomes the marked stub
-`# YOUR CODE HERE` / `raise NotImplementedError()`, every `### BEGIN HIDDEN TESTS` region is
-removed. A source notebook holds, per code exercise: its statement (read-only), one answer
-cell (the reference answer inside a solution region, so the release has an empty, marked
-cell) and one autograded test cell per function with the exercise's points (course.yml):
-the visible self-check of rlmlib.book.checkers, then the hidden grader of
-instructors/grading (instances drawn at grading time). The kernel that grades must import
-`instructors`: run nbgrader with the repository on PYTHONPATH.
+`# YOUR CODE HERE` / `raise NotImplementedError()`. A source notebook holds, per code
+exercise: its statement (read-only), for an exercise that also asks for a proof or a
+derivation a manually graded Markdown answer cell with half its points, one answer cell (the
+reference answer inside a solution region, so the release has an empty, marked cell) and one
+autograded test cell per function with the rest of the exercise's points (course.yml): the
+visible self-check of rlmlib.book.checkers.
+The hidden grading does not run in the submission's kernel (which has no `instructors` to
+import: run nbgrader without the repository on PYTHONPATH): after `nbgrader autograde
+PART`, `python -m instructors.hidden COURSE_DIR PART` audits every submission's code,
+reruns its answers in a fresh process on instances drawn then, and writes the hidden
+scores, messages and audit flags into the gradebook (instructors/hidden.py).
 """
 from __future__ import annotations
 
@@ -36,14 +40,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import course  # noqa: E402
-from instructors.exercises import EXERCISES, reference  # noqa: E402
+from instructors.exercises import EXERCISES, reference, setup_code  # noqa: E402
+from instructors.marking import MARKING  # noqa: E402
 from instructors.mistakes import MISTAKES, source as mistake_source  # noqa: E402
 
-#: what the answers of a part may use without importing it (the statements name these)
-SETUP = {
-    "foundations": "from rlmlib import loss_code, loss_deriv",
-    "pegasos": "from rlmlib.book.checkers.pegasos import pgs_time_model",
-}
 TITLES = {"foundations": "Foundations", "pegasos": "Pegasos and the p-norm PGS",
           "sgdqn": "SGD, SVMSGD2 and SGD-QN", "fiol": "Fully implicit online learning",
           "precond": "Data preconditioning"}
@@ -79,6 +79,20 @@ def parts():
     return out
 
 
+def has_written_part(e) -> bool:
+    """Whether exercise ``e`` asks for a proof or a derivation besides its code."""
+    kind = e.kind.lower()
+    return "code" in kind and ("proof" in kind or "derivation" in kind)
+
+
+def proof_and_code_points(total: int, e) -> tuple[int, int]:
+    """(points of the written part, points of the code): half each (the code gets the odd
+    point) when the exercise has both, so that skipping the proof costs its half."""
+    if not has_written_part(e):
+        return 0, total
+    return total // 2, total - total // 2
+
+
 def _split_points(total, n):
     base = [total // n] * n
     base[0] += total - sum(base)
@@ -93,29 +107,37 @@ def source_notebook(part: str, root: Path = ROOT):
         f"# {TITLES.get(part, part)}: the code exercises\n\nWrite each function in the "
         "cell marked `# YOUR CODE HERE` (replace the `raise NotImplementedError()`), and run "
         "the test cell below it: it runs the self-check the book names; the grading runs "
-        "more tests on more inputs.", metadata=_meta(f"{part}-intro"))]
-    setup = "import math\n\nimport numpy as np\n" + (SETUP.get(part, "") + "\n" if part in
-                                                       SETUP else "")
+        "more tests on more inputs, in a separate process, and reads your code.",
+        metadata=_meta(f"{part}-intro"))]
+    setup = setup_code(part)
     cells.append(nbformat.v4.new_code_cell(setup, metadata=_meta(f"{part}-setup")))
     for label, fs in parts()[part]:
         e = by_label[label]
         points = e.points(plan)
         statement = re.sub(r"\{[\w:-]+\}`([^`<]*?)\s*(?:<[^>`]*>)?`", r"\1",
                            course._plain_body(e))      # roles as plain text: no Sphinx here
+        written, code = proof_and_code_points(points, e)
+        split = f": {written} for the proof or derivation, {code} for the code" if written \
+            else ""
         cells.append(nbformat.v4.new_markdown_cell(
-            f"## Exercise `{label}` ({points} points)\n\n{statement}",
+            f"## Exercise `{label}` ({points} points{split})\n\n{statement}",
             metadata=_meta(f"{label}-statement")))
+        if written:                # marked by hand: nbgrader's manually graded answer cell
+            scheme = "".join(f"\n- {pts} points: {step}" for pts, step in
+                             MARKING.get(label, []))   # in the source only (cleared)
+            cells.append(nbformat.v4.new_markdown_cell(
+                "Write the proof or derivation the exercise asks for here."
+                + (f"\n\nMarking scheme:{scheme}" if scheme else ""),
+                metadata=_meta(f"{label}-written", solution=True, grade=True,
+                               locked=False, points=written)))
         answer = "".join(_ref_source(f) + "\n\n" for f in fs).rstrip() + "\n"
         cells.append(nbformat.v4.new_code_cell(
             "### BEGIN SOLUTION\n" + answer + "### END SOLUTION",
             metadata=_meta(f"{label}-answer", solution=True, locked=False)))
-        for f, pts in zip(fs, _split_points(points, len(fs))):
+        for f, pts in zip(fs, _split_points(code, len(fs))):
             test = (f"from {f.checker_path.rpartition('.')[0]} import {f.checker}\n"
                     f"print({f.checker}({f.name}))\n"
-                    "### BEGIN HIDDEN TESTS\n"
-                    f"from instructors.grading.{f.part} import grade_{f.name}\n"
-                    f"print(grade_{f.name}({f.name}))\n"
-                    "### END HIDDEN TESTS")
+                    "# the hidden tests run outside this kernel, after autograde")
             cells.append(nbformat.v4.new_code_cell(
                 test, metadata=_meta(f"{label}-test-{f.name}", grade=True, points=pts)))
     nb = nbformat.v4.new_notebook(cells=cells)
@@ -141,9 +163,11 @@ def write_course(course_dir: Path, only=None):
     return written
 
 
-def submission(course_dir: Path, part: str, student: str, mistakes: dict[str, int]):
+def submission(course_dir: Path, part: str, student: str, mistakes: dict[str, int],
+               cells: dict[str, str] | None = None):
     """A submitted notebook: the release of `part` with every answer cell filled, with the
-    reference answer or (for the names in `mistakes`) the mistake of that index."""
+    reference answer or (for the names in `mistakes`) the mistake of that index, or (for
+    the exercise labels in `cells`) that source."""
     release = course_dir / "release" / part / f"{part}.ipynb"
     nb = nbformat.read(release, as_version=4)
     fs_of = dict(parts()[part])
@@ -151,6 +175,9 @@ def submission(course_dir: Path, part: str, student: str, mistakes: dict[str, in
         gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         if gid.endswith("-answer") and cell.metadata["nbgrader"].get("solution"):
             label = gid[: -len("-answer")]
+            if cells and label in cells:
+                cell.source = cells[label]
+                continue
             srcs = []
             for f in fs_of[label]:
                 if f.name in mistakes:

@@ -112,8 +112,9 @@ def weeks(root: Path = ROOT):
 
 
 def problem_sets(root: Path = ROOT):
-    """{week number: [Exercise]}: the exercises a week lists (`exercises:`), else every
-    exercise of its pages that no week lists."""
+    """{week number: [Exercise]}: the exercises a week lists (`exercises:`), then every
+    exercise of its pages that no week lists (so an exercise added to a page joins its
+    week by itself)."""
     every = exercises(root)
     by_label = {e.label: e for e in every}
     listed = {lab for _, w, _, _ in weeks(root) for lab in w.get("exercises", [])}
@@ -121,8 +122,8 @@ def problem_sets(root: Path = ROOT):
     for e in every:
         if e.label not in listed:
             by_page.setdefault(e.page, []).append(e)
-    return {n: ([by_label[lab] for lab in w["exercises"] if lab in by_label]
-                if "exercises" in w else [e for p in pages for e in by_page.get(p, [])])
+    return {n: [by_label[lab] for lab in w.get("exercises", []) if lab in by_label]
+            + [e for p in pages for e in by_page.get(p, [])]
             for n, w, pages, _ in weeks(root)}
 
 
@@ -221,3 +222,67 @@ if __name__ == "__main__":
         print(f"week {n:2d}: {w['title'][:50]:50s} {len(ex):2d} exercises "
               f"{sum(e.points(p) for e in ex):3d} points{'' if exists else ' (part not in the book yet)'}")
     sys.exit(0)
+
+
+# ----------------------------------------------------------------------------- workload
+#: the rates of the workload estimate: reading speed, and hours per exercise by difficulty
+#: (plus extra hours by kind: running an experiment, and the second half of an exercise
+#: that asks for both a proof or derivation and code)
+WORDS_PER_HOUR = 1500
+HOURS_BY_STARS = {"★": 0.75, "★★": 2.0, "★★★": 4.0}
+EXTRA_HOURS = {"experiment": 0.5, "proof and code": 0.5}
+
+_FENCED = re.compile(r"^(`{3,}|:{3,})\{(code-cell|solution|solution-start|solution-end)\}"
+                     r".*?^\1\s*$", re.M | re.S)
+_GATED = re.compile(r"^(`{3,}|:{3,})\{solution-start\}.*?\{solution-end\}.*?^\1\s*$",
+                    re.M | re.S)
+
+
+def prose_words(text: str) -> int:
+    """Words a student reads on a page: without front matter, code cells and solutions."""
+    if text.startswith("---\n"):
+        text = text[text.index("\n---", 4) + 4:]
+    text = _GATED.sub("", text)
+    text = _FENCED.sub("", text)
+    return len(re.findall(r"\S+", text))
+
+
+def exercise_hours(e: Exercise) -> float:
+    h = HOURS_BY_STARS.get(e.stars, HOURS_BY_STARS["★★"])
+    kind = e.kind.lower()
+    if "experiment" in kind:
+        h += EXTRA_HOURS["experiment"]
+    if ("proof" in kind or "derivation" in kind) and "code" in kind:
+        h += EXTRA_HOURS["proof and code"]
+    return h
+
+
+def workload(root: Path = ROOT):
+    """[(week number, title, words, reading hours, exercises, exercise hours, total)]: the
+    estimated hours of each week of course.yml (every exercise of its problem set)."""
+    sets = problem_sets(root)
+    out = []
+    for n, w, pages, exists in weeks(root):
+        words = sum(prose_words((root / f"{p}.md").read_text(encoding="utf8"))
+                    for p in pages if (root / f"{p}.md").exists())
+        read = words / WORDS_PER_HOUR
+        ex = sets.get(n, [])
+        work = sum(exercise_hours(e) for e in ex)
+        out.append((n, w["title"], words, read, len(ex), work, read + work))
+    return out
+
+
+def workload_table(root: Path = ROOT) -> str:
+    rows = workload(root)
+    mean = sum(r[6] for r in rows) / len(rows)
+    lines = ["| week | title | words | reading (h) | exercises | exercises (h) | total (h) "
+             "| vs mean |", "|---|---|---|---|---|---|---|---|"]
+    for n, title, words, read, k, work, total in rows:
+        lines.append(f"| {n} | {title} | {words:,} | {read:.1f} | {k} | {work:.1f} | "
+                     f"{total:.1f} | {100 * (total / mean - 1):+.0f} % |")
+    lines.append(f"\nMean {mean:.1f} h a week. Rates: {WORDS_PER_HOUR:,} words read an "
+                 "hour (prose, without code cells and solutions); "
+                 + ", ".join(f"{s} {h:g} h" for s, h in HOURS_BY_STARS.items())
+                 + " per exercise; plus "
+                 + ", ".join(f"{h:g} h for {k}" for k, h in EXTRA_HOURS.items()) + ".")
+    return "\n".join(lines)

@@ -30,7 +30,10 @@ and with what else would show an answer, or describe the wrong edition, changed:
   the main edition's text, then (inside that HTML comment, invisible in the main edition)
   the student edition's text up to `edition:end -->`; the student copy keeps the second;
 * api.md loses the entries of library functions that compute an exercise's answer
-  (API_HIDDEN).
+  (instructors.exercises.API_HIDDEN; this tool imports the instructors' material for it,
+  so, like tools/assignments.py, it is itself left out of the student tree);
+* README.md and DESIGN.md keep the student text of their `edition:` blocks (DESIGN.md's
+  hidden-grading design is main-edition text).
 
 `make book-student` builds the copy with the normal strict build.
 """
@@ -102,11 +105,6 @@ LEFT_OUT = ("instructors/", "requirements-instructors.txt",
             "tests/")   # the library's tests transcribe answers (soft thresholding ...)
 IMPORTS_INSTRUCTORS = re.compile(r"^\s*(from|import)\s+instructors\b", re.M)
 
-#: library functions that compute an exercise's answer (instructors/exercises.py "twins"):
-#: the library needs them, the student edition's API page does not show them
-API_HIDDEN = ("rlmlib.core.pnorm.grad_conjugate", "rlmlib.core.pnorm.r_conjugate",
-              "fiol_step", "rlmlib.precond.numerical_rank", "rlmlib.precond.logistic_beta")
-
 EDITION = re.compile(r"^<!-- edition:main -->\n(?P<main>.*?)^<!-- edition:student\n"
                      r"(?P<student>.*?)^edition:end -->\n", re.M | re.S)
 CHECKER = re.compile(r"rlmlib\.book\.checkers\.(?:(\w+)\.)?(check_\w+)")
@@ -163,7 +161,14 @@ def add_answer_cells(text: str) -> str:
 
 
 def hide_api_entries(text: str) -> str:
-    """api.md without the entries of API_HIDDEN."""
+    """api.md without the entries of the library functions that compute an exercise's
+    answer (``API_HIDDEN`` of the instructors' material: the list itself would point at
+    the answers, so it is not in this file, and this file is not in the student tree)."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from instructors.exercises import API_HIDDEN
+
     keep = []
     for line in text.splitlines(keepends=True):
         s = line.strip()
@@ -217,6 +222,8 @@ def make_student_tree(src: Path, dest: Path) -> list[Path]:
         if rel.endswith(".md") and rel not in ("README.md", "DESIGN.md"):
             d.write_text(student_page(s.read_text(encoding="utf8"), rel), encoding="utf8")
             written.append(d)
+        elif rel in ("README.md", "DESIGN.md"):
+            d.write_text(student_editions(s.read_text(encoding="utf8")), encoding="utf8")
         elif rel == "_config.yml":
             d.write_text(student_config(s.read_text(encoding="utf8")), encoding="utf8")
         else:

@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from rlmlib.book.checkers.base import _call, _show, _snapshot, _unmodified
+from rlmlib.book.checkers.base import _call, _not_aliased, _show, _snapshot, _unmodified
 
 
 def draw_seed(seed=None):
@@ -78,11 +78,77 @@ def _has_contents(cell):
     return True
 
 
+#: a copy is judged on functions of at least this many instructions: a shorter one is a
+#: formula that independent answers share (the textbook soft threshold
+#: sign(u) max(|u| - a, 0) is 24, and is the library's soft_threshold word for word)
+MIN_COPY = 50
+
+
+def _shape(code):
+    """The instructions of ``code``, locals by slot (a renamed copy has the same shape)."""
+    ops = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("CACHE", "RESUME", "NOP", "PRECALL", "PUSH_NULL"):
+            continue
+        op = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
+        arg = ins.argrepr.replace("NULL + ", "").replace(" + NULL|self", "") \
+            .replace(" + NULL", "")
+        if op in ("LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_DEREF", "STORE_DEREF"):
+            arg = ins.arg              # a local's slot, whatever its name
+        if ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            arg = ""                   # an offset: moves with the line table
+        ops.append((op, arg if not isinstance(ins.argval, types.CodeType) else ""))
+    return tuple(ops)
+
+
+def _fingerprints(codes):
+    return {sh for c in codes for sh in [_shape(c)] if len(sh) >= MIN_COPY}
+
+
+def _twin_fingerprints(objs):
+    return {dotted: _fingerprints(c for f in _py(obj) for c in _code_objects(f.__code__))
+            for dotted, obj in objs.items()}
+
+
+def _static_no_twin(name, source, twins):
+    """The twin check of a submission that runs in another process (instructors/
+    isolation.py): on its source, which is compiled here but never run."""
+    import ast
+
+    objs = _twin_objects(twins)
+    twin_attrs = {d.rpartition(".")[2] for d in twins}
+    try:
+        tree = ast.parse(source)
+        code = compile(tree, "<answer>", "exec")
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rlmlib"):
+            used = sorted(a.name for a in node.names if a.name in twin_attrs | {"*"})
+            if used:
+                raise AssertionError(f"{name}: your answer imports {used[0]} from "
+                                     f"{node.module}, the library's answer; the exercise "
+                                     "asks you to write it")
+        if isinstance(node, ast.Attribute) and node.attr in twin_attrs and \
+                node.attr != name:
+            raise AssertionError(f"{name}: your answer uses the library's {node.attr}; the "
+                                 "exercise asks you to write it")
+    mine = _fingerprints(_code_objects(code))
+    for dotted, prints in _twin_fingerprints(objs).items():
+        if mine & prints:
+            raise AssertionError(f"{name}: your function is a copy of the library's "
+                                 f"{dotted} (identical bytecode); the exercise asks you "
+                                 "to write it")
+
+
 def check_no_twin(name, func, twins):
-    """AssertionError if ``func`` is, calls by name, or copies (same bytecode) a library
-    function computing the answer."""
+    """AssertionError if ``func`` is, calls by name, or copies (same bytecode, in a
+    function of at least MIN_COPY instructions) a library function computing the answer.
+    For a submission run in another process (``func.source``), on its source."""
     if not twins:
         return
+    if hasattr(func, "submission"):
+        return _static_no_twin(name, func.source, twins)
     objs = _twin_objects(twins)
     targets = {id(o) for o in objs.values()} | {id(getattr(o, "py_func", o))
                                                  for o in objs.values()}
@@ -92,31 +158,13 @@ def check_no_twin(name, func, twins):
     # a copy of the library's source, variables renamed or not, has the same bytecode
     own = [func] + [o for o, _ in _referenced(func) if inspect.isfunction(o)
                     and not (o.__module__ or "").startswith("rlmlib")]
-    # (with the same names called: a short wrapper's bytecode is shared by many functions)
-    def shape(code):
-        ops = []
-        for ins in dis.get_instructions(code):
-            if ins.opname in ("CACHE", "RESUME", "NOP", "PRECALL", "PUSH_NULL"):
-                continue
-            op = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
-            arg = ins.argrepr.replace("NULL + ", "").replace(" + NULL|self", "") \
-                .replace(" + NULL", "")
-            if op in ("LOAD_FAST", "STORE_FAST", "DELETE_FAST", "LOAD_DEREF", "STORE_DEREF"):
-                arg = ins.arg              # a local's slot, whatever its name
-            ops.append((op, arg if not isinstance(ins.argval, types.CodeType) else ""))
-        return tuple(ops)
-
-    def fingerprints(fs):
-        return {shape(c) for f in fs if hasattr(f, "__code__")
-                for c in _code_objects(f.__code__) if len(c.co_code) > 40}
-
-    mine = fingerprints(own)
-    for dotted, obj in objs.items():
-        for f in _py(obj):
-            if mine & fingerprints([f]):
-                raise AssertionError(f"{name}: your function is a copy of the library's "
-                                     f"{dotted} (identical bytecode); the exercise asks you "
-                                     "to write it")
+    mine = _fingerprints(c for f in own if hasattr(f, "__code__")
+                         for c in _code_objects(f.__code__))
+    for dotted, prints in _twin_fingerprints(objs).items():
+        if mine & prints:
+            raise AssertionError(f"{name}: your function is a copy of the library's "
+                                 f"{dotted} (identical bytecode); the exercise asks you "
+                                 "to write it")
     twin_modules = {_resolve(d)[0].__name__ for d in twins}
     twin_attrs = {d.rpartition(".")[2] for d in twins}
     names = {n for f in [func] if hasattr(f, "__code__")
@@ -193,6 +241,8 @@ def grade_cases(name, func, ref, cases, argnames, compare, *, seed, twins=(), al
             before = _snapshot(args)
             got = _call(name, desc, func, *args)
             _unmodified(name, desc, args, before, argnames, allowed)
+            if not allowed:
+                _not_aliased(name, desc, got, args, argnames)
             compare(got, expected, desc, args)
             n += 1
     return n

@@ -4,7 +4,7 @@ import numpy as np
 from instructors.exercises import EXERCISES
 from instructors.reference import pegasos as ref
 from rlmlib.book.checkers import pegasos as selfcheck
-from rlmlib.book.checkers.base import _compare_vectors
+from rlmlib.book.checkers.base import UNDERFLOW_ATOL, _compare_vectors
 
 from .common import draw_seed, grade_cases
 
@@ -60,7 +60,8 @@ def grade_r_conjugate_ball(r_conjugate_ball, seed=None):
     selfcheck.check_ball_conjugate(r_conjugate_ball)
 
     def compare(got, expected, desc, args):
-        _compare_vectors("r_conjugate_ball", got, float(expected), 1e-9, desc)
+        _compare_vectors("r_conjugate_ball", got, float(expected), 1e-9, desc,
+                         atol=UNDERFLOW_ATOL)
 
     def finite(args):             # the value itself must be a double
         try:

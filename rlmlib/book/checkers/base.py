@@ -18,6 +18,11 @@ from pathlib import Path
 import numpy as np
 
 EXPECTED_FILE = Path(__file__).with_name("expected.json")
+#: the absolute floor of a tolerance near underflow, the smallest normal double
+#: (2.2e-308): below it doubles are subnormal, with fewer significant bits, and a correctly
+#: rounded result can be many relative units off (an exercise whose answers reach that range
+#: states the floor)
+UNDERFLOW_ATOL = float(np.finfo(np.float64).tiny)
 
 #: the fraction of each comparison's tolerance in force (1: the self-checks as students
 #: meet them; ``tolerance_scale`` lowers it to test expected.json against this machine)
@@ -123,14 +128,26 @@ def _call(name, label, func, *args):
 
 
 def _snapshot(args):
-    """Copies of the array arguments, to check afterwards that they were left unmodified."""
-    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else None for a in args]
+    """Copies of the array and list arguments, to check afterwards that they were left
+    unmodified."""
+    import copy
+
+    return [np.array(a, copy=True) if isinstance(a, np.ndarray) else
+            copy.deepcopy(a) if isinstance(a, list) else None for a in args]
 
 
 def _unmodified(name, label, args, before, names, allowed=()):
-    """AssertionError if the student's function changed an input array in place."""
+    """AssertionError if the student's function changed an input array or list in place."""
     for arg, old, argname in zip(args, before, names):
         if old is None or argname in allowed:
+            continue
+        if isinstance(old, list):
+            if arg != old and not (len(arg) == len(old) and all(
+                    a == o or (a != a and o != o) for a, o in zip(arg, old))):
+                raise AssertionError(
+                    f"{name} on input {label}: your function modified its input list "
+                    f"{argname} in place (it was {_show(old)}, it is now {_show(arg)}); "
+                    "work on a copy")
             continue
         changed = ~((arg == old) | (np.isnan(arg) & np.isnan(old)))
         if changed.any():
@@ -196,9 +213,10 @@ def _compare_vectors(name, got, expected, rtol, case, probe=None, atol=0.0):
     the student's function is right on the same input scaled to moderate magnitudes
     (``_cause``): only then is the error diagnosed as underflow or overflow."""
     if np.ndim(expected) == 0:
-        if np.ndim(got) != 0 and np.size(got) != 1:
-            raise AssertionError(f"{name} on input {case}: expected a number, got an array "
-                                 f"of shape {np.shape(got)}")
+        if isinstance(got, (list, tuple, np.ndarray)) or np.ndim(got) != 0:
+            raise AssertionError(f"{name} on input {case}: expected a number, got "
+                                 f"{type(got).__name__} of shape {np.shape(got)} (return "
+                                 "the number itself)")
         got_f = float(_as_real(name, got, case).reshape(-1)[0])
         return _compare_arrays(name, np.array([got_f]), np.array([float(expected)]), rtol,
                                case, True, probe, atol)
@@ -247,7 +265,9 @@ def _compare_arrays(name, got, expected, rtol, case, scalar=False, probe=None, a
         cause = _cause(probe)
         raise AssertionError(f"{name} on input {case}: {where(scalar, i)} is {got[i]} "
                              f"(not finite), expected {expected[i]:.17g}{cause}")
-    under = (got == 0) & (expected != 0)
+    # a 0 for a non-zero value is an error, unless the value is subnormal and within atol
+    under = (got == 0) & (expected != 0) & ~((np.abs(expected) < UNDERFLOW_ATOL) &
+                                             (np.abs(expected) <= atol))
     if under.any():
         i = int(np.flatnonzero(under)[0])
         cause = _cause(probe)
@@ -272,16 +292,35 @@ def _compare_arrays(name, got, expected, rtol, case, scalar=False, probe=None, a
                              f"{_cause(probe)}")
 
 
+def _not_aliased(name, label, got, args, names):
+    """AssertionError if the result is (or holds) one of the input arrays itself: a caller
+    that changes the result would change its input (returning ``theta`` for p = 2)."""
+    parts = got if isinstance(got, (tuple, list)) else (got,)
+    for g in parts:
+        for arg, argname in zip(args, names):
+            if isinstance(g, np.ndarray) and isinstance(arg, np.ndarray) and \
+                    np.shares_memory(g, arg):
+                raise AssertionError(f"{name} on input {label}: your function returned its "
+                                     f"input {argname} itself (the same memory); return a "
+                                     "new array")
+            if isinstance(g, list) and g is arg:
+                raise AssertionError(f"{name} on input {label}: your function returned its "
+                                     f"input list {argname} itself; return a new one")
+
+
 def _run_cases(name, part, student, cases, argnames, compare, allowed=()):
     """Run ``student`` on every fixed case ``(label, args)`` of ``part``'s checker ``name``:
-    an exception is reported as the student's, an input modified in place is an error (but
-    those in ``allowed``), and ``compare(got, expected, desc, args)`` judges the result."""
+    an exception is reported as the student's, an input modified in place (but those in
+    ``allowed``) or returned as the result is an error, and ``compare(got, expected, desc,
+    args)`` judges the result."""
     for label, args in cases:
         desc = f"'{label}' (" + ", ".join(
             f"{n}={_show(a)}" for n, a in zip(argnames, args)) + ")"
         before = _snapshot(args)
         got = _call(name, desc, student, *args)
         _unmodified(name, desc, args, before, argnames, allowed)
+        if not allowed:
+            _not_aliased(name, desc, got, args, argnames)
         compare(got, _expected(part, name, label), desc, args)
     return len(cases)
 

@@ -97,7 +97,7 @@ def check_breakpoints(bps):
     --------
     >>> from rlmlib.book.checkers.fiol import check_breakpoints
     >>> try:
-    ...     check_breakpoints(lambda w, x, eta, sigma: (w, x))
+    ...     check_breakpoints(lambda w, x, eta, sigma: (w.copy(), x.copy()))
     ... except AssertionError as e:
     ...     print(str(e).split(" (w=")[0])
     bps: lo on input 'random'

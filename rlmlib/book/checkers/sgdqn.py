@@ -46,7 +46,7 @@ def check_scheduled_step(scheduled_step):
     --------
     >>> from rlmlib.book.checkers.sgdqn import check_scheduled_step
     >>> try:
-    ...     check_scheduled_step(lambda w, x, y, t, t0, sigma, skip, count: (w, count))
+    ...     check_scheduled_step(lambda w, x, y, t, t0, sigma, skip, count: (w.copy(), count))
     ... except AssertionError as e:
     ...     print(str(e).split(" (w=")[0])
     scheduled_step: w_new on input 'a random step, count 3 -> 2'
