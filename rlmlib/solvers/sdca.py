@@ -130,7 +130,10 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     pg = np.array([-1.0, np.inf, -np.inf, -np.inf, np.inf, np.inf, 0.0])
 
     def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
-        p = t // m  # segments never cross a pass
+        p = t // m  # segments never cross a pass (the driver cuts them at each pass's end)
+        if shrink and t % m + stop - start > m:  # visit holds m indices: never write past it
+            raise RuntimeError(f"sdca: a segment of {stop - start} steps from step {t} "
+                               f"crosses a pass of m = {m}")
         if shrink and p != pg[0]:
             pg[0] = p
             if p > 0:
