@@ -73,7 +73,8 @@ def step_size(schedule, t, *, sigma, eta0):
     Raises
     ------
     ValueError
-        For an unknown schedule.
+        For an unknown schedule, a negative or non-finite t, sigma or eta0 not a finite
+        number > 0.
 
     Examples
     --------
@@ -83,7 +84,13 @@ def step_size(schedule, t, *, sigma, eta0):
     (2.0, 1.0)
     """
     check_choice("schedule", schedule, tuple(SCHEDULES))
-    t = np.asarray(t, dtype=float)
+    sigma = check_positive("sigma", sigma)
+    if not (schedule == "lacoste" and eta0 is None):  # lacoste does not use eta0
+        eta0 = check_positive("eta0", eta0)
+    t = np.asarray(t)
+    if t.dtype.kind not in "biuf" or not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError(f"t must hold finite step indices >= 0, got {t!r}")
+    t = t.astype(float)
     if schedule == "sigma_t":
         out = 1.0 / (sigma * (t + 1.0 / (sigma * eta0)))
     elif schedule == "xu":
