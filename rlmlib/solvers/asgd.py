@@ -206,6 +206,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
         t0 = 1.0
     elif eta0 is None:
         t0 = t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0)  # as rlmlib.sgd
+        # at a large sigma the heuristic's t0 falls below 1: keep the documented rule
+        # sigma eta0 = 1/t0 <= 1 (a step may not reverse the shrink (1 - eta sigma) w)
+        t0 = max(t0, 1.0)
         eta0 = 1.0 / (p.sigma * t0)
     else:
         eta0 = check_first_step("asgd", "eta0", check_positive("eta0", eta0), p.sigma)
