@@ -274,3 +274,17 @@ def test_kernels_in_bounds(tmp_path):
     out = subprocess.run([sys.executable, "-c", BOUNDS_CODE], env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_beta_over_sigma_beyond_the_digits_is_refused():
+    """beta/sigma up to 1e300 was accepted without a loss; beyond ~1e12 the inverse's
+    alpha_2 I + U diag(e) U^T cancels every digit."""
+    import numpy as np
+    import pytest
+
+    import rlmlib
+
+    X = np.random.default_rng(0).standard_normal((20, 4))
+    with pytest.raises(ValueError, match=r"^beta/sigma = 1e\+14 .* above 1e\+12"):
+        rlmlib.precondition(X, sigma=1e-14, beta=1.0)
+    rlmlib.precondition(X, sigma=1e-11, beta=1.0)  # inside: built

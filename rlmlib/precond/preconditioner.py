@@ -85,6 +85,11 @@ def logistic_beta(R):
     return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
 
 
+#: beta/sigma above this loses the preconditioner's digits to cancellation (issue probe:
+#: every digit gone near 1e12 in double precision, whose epsilon is 2.2e-16)
+BETA_OVER_SIGMA_MAX = 1e12
+
+
 def _check_beta(beta, loss=None):
     """beta > 0 and, for a given loss, at most its curvature (ValueError otherwise)."""
     beta = check_positive("beta", beta)
@@ -477,6 +482,12 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
     sigma = check_sigma(sigma)
     beta = _check_beta(beta, loss)
+    if beta / sigma > BETA_OVER_SIGMA_MAX:
+        raise ValueError(
+            f"beta/sigma = {beta / sigma:.3g} (beta={beta!r}, sigma={sigma!r}) is above "
+            f"{BETA_OVER_SIGMA_MAX:g}: the inverse alpha_2 I + U diag(e) U^T then subtracts "
+            f"numbers that agree in every digit (its norms, coherence and H_inv_apply lose "
+            f"all accuracy); expected beta <= {BETA_OVER_SIGMA_MAX:g} sigma")
     seed = check_seed(seed)
     rows, A = _matrix(X)
     mr, n = n_rows(rows), rows.n_features
