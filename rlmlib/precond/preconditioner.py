@@ -107,8 +107,20 @@ def _check_beta(beta, loss=None):
 def _fingerprint(rows, row2=None):
     """(rows, features, stored values, sum of the values, sum of their squares); the last
     from the squared row norms ``row2`` when they are at hand (no second pass)."""
-    sq = float(np.sum(row2)) if row2 is not None else float(np.dot(rows.data, rows.data))
-    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)), sq)
+    if row2 is None:
+        row2 = np.empty(n_rows(rows))
+        _row_norms2(rows.data, rows.indptr, row2)
+    sq = float(np.sum(row2))
+    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)), sq,
+            _order_sum(row2))
+
+
+def _order_sum(row2):
+    """sum_i (i + 1)/m ||x_i||^2: the fingerprint's part that a permutation of the rows
+    changes (the preconditioner keeps per-row quantities: built on a row-permutation of X
+    it passed the other checks and the run diverged)."""
+    m = row2.shape[0]
+    return float(np.dot(np.arange(1, m + 1, dtype=np.float64) / m, row2))
 
 
 def _same_fingerprint(a, b):
