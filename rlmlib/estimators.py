@@ -179,9 +179,23 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """<w_c, x> for every row (one column per class beyond two), as scikit-learn's
-        linear classifiers; complex X is refused by name."""
+        linear classifiers; complex X is refused by name. X goes through the one validation
+        pass (``rlmlib.as_rows``), as in ``fit``: a malformed sparse structure is refused
+        before anything reads it. ``predict``, ``score`` and ``predict_proba`` call this."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from .core.objective import decision_function_rows
+        from .core.rows import _check_structure, _is_sparse, as_rows
+
+        check_is_fitted(self)
+        if _is_sparse(X):
+            _check_structure(X, "X")  # before scikit-learn's converters read it
         _refuse_complex(X)
-        return super().decision_function(X)
+        with np.errstate(invalid="ignore", over="ignore"):
+            X = validate_data(self, X, accept_sparse="csr", reset=False, dtype=np.float64)
+        rows = as_rows(X, "X", compact_dense=True)
+        z = np.column_stack([decision_function_rows(rows, c) for c in self.coef_])
+        return z[:, 0] if z.shape[1] == 1 else z
 
     @available_if(lambda est: _loss_of(est) == "logistic")
     def predict_proba(self, X):

@@ -162,3 +162,19 @@ def test_step_size_values():
     assert step_size("constant", 7, sigma=0.5, eta0=0.3) == 0.3
     np.testing.assert_allclose(step_size("lacoste", t, sigma=0.5, eta0=1.0),
                                [2.0, 2.0, 4 / 3, 1.0, 0.8], rtol=1e-15)
+
+
+def test_default_first_step_keeps_sigma_eta0_at_most_one():
+    """At a large sigma Bottou's heuristic gave t0 < 1, so sigma eta0 > 1, breaking the
+    rule asgd documents (and enforces for a given eta0)."""
+    import numpy as np
+
+    import rlmlib
+
+    rng = np.random.default_rng(0)
+    X = 1e-3 * rng.standard_normal((30, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for sigma in (1e3, 1e6, 1e9):
+        res = rlmlib.asgd(X, y, sigma=sigma, epochs=1)
+        assert sigma * res.params["eta0"] <= 1.0 + 1e-12, (sigma, res.params)
+        assert np.all(np.isfinite(res.w))

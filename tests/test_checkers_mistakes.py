@@ -341,3 +341,42 @@ def test_returning_the_input_itself_is_rejected():
     for judge in (checker(f), lambda g: grader(f)(g, seed=1)):
         with pytest.raises(AssertionError, match="returned its input theta itself"):
             judge(lazy)
+
+
+def test_a_function_that_never_returns_is_stopped_and_named(monkeypatch):
+    """Checkers run the student's function with a time limit and name it when exceeded
+    (they waited forever)."""
+    import time
+
+    import pytest
+
+    from rlmlib.book.checkers import base
+
+    monkeypatch.setenv("RLMLIB_CHECKER_TIME_LIMIT", "0.5")
+
+    def forever(x):
+        while True:
+            pass
+
+    t = time.perf_counter()
+    with pytest.raises(AssertionError, match=r"my_step on input x=1: your function did not "
+                                             r"return within 0\.5 s"):
+        base._call("my_step", "x=1", forever, 1)
+    assert time.perf_counter() - t < 30
+    assert base._call("my_step", "x=1", lambda x: x + 1, 1) == 2
+
+
+def test_every_call_through_student_is_time_limited(monkeypatch):
+    import pytest
+
+    from rlmlib.book.checkers import base
+
+    monkeypatch.setenv("RLMLIB_CHECKER_TIME_LIMIT", "0.5")
+
+    def forever(x):
+        while True:
+            pass
+
+    f = base._student("my_step", forever)
+    with pytest.raises(base.TimeLimitExceeded, match=r"^my_step: your function did not"):
+        f(1)

@@ -226,3 +226,19 @@ def test_fetch_script_ccat_conversion_without_network(tmp_path, monkeypatch):
     assert abs(test.X[:, :40] - X0).max() < 1e-12
     train = load_svmlight(tmp_path / "rcv1_ccat_train.svm", n_features=47_236)
     assert train.X.shape[0] == sum(10 + k for k in range(1, 5))
+
+
+def test_truncated_gz_is_named(tmp_path):
+    """A truncated .gz raised a raw EOFError naming no file."""
+    import gzip
+
+    import pytest
+
+    import rlmlib
+
+    full = gzip.compress(b"".join(b"1 1:0.5 3:1.0\n-1 2:-1.0\n" for _ in range(500)))
+    path = tmp_path / "cut.svm.gz"
+    path.write_bytes(full[: len(full) // 2])
+    with pytest.raises(ValueError, match=r"cannot read .*cut\.svm\.gz: the compressed file "
+                                         r"is truncated or corrupt"):
+        rlmlib.load_svmlight(path)

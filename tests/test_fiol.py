@@ -519,3 +519,23 @@ def test_data_scale_is_checked_before_running():
     with pytest.raises(FloatingPointError, match="diverged"), \
             pytest.warns(RuntimeWarning, match="eta=1 exceeds the stability limit"):
         rlmlib.comid(np.eye(3) * 1e100, y, sigma=0.1, eta=1.0, epochs=3, loss="squared")
+
+
+def test_step_takes_a_read_only_w_and_names_a_subnormal_x():
+    """A read-only w (numba typed it apart: a raw TypingError) is read from a copy and left
+    unchanged; a subnormal x whose rescaling overflows is refused naming x (it was a raw
+    OverflowError)."""
+    import numpy as np
+    import pytest
+
+    import rlmlib
+
+    w = np.array([0.5, -0.25])
+    w.flags.writeable = False
+    x = np.array([1.0, 2.0])
+    got = rlmlib.fiol_step(w, x, 1.0, eta=0.5, sigma=0.1, loss="squared")
+    want = rlmlib.fiol_step(w.copy(), x, 1.0, eta=0.5, sigma=0.1, loss="squared")
+    assert np.array_equal(got, want) and w.tolist() == [0.5, -0.25]
+    with pytest.raises(ValueError, match=r"^x is out of the step's range: .* 1e-310"):
+        rlmlib.fiol_step(np.zeros(2), np.array([1e-310, 0.0]), 1.0, eta=1.0, sigma=0.5,
+                         loss="squared")

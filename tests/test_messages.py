@@ -337,3 +337,16 @@ def test_fiol_step_refuses_complex_and_names_the_non_finite_argument():
     a = rlmlib.fiol_step(np.zeros(3), np.array([1, 2, 3]), 1.0, **kw)
     b = rlmlib.fiol_step(np.zeros(3), np.array([1.0, 2.0, 3.0]), 1.0, **kw)
     np.testing.assert_array_equal(a, b)
+
+
+def test_object_dtype_message_shows_an_entry_that_is_not_a_number():
+    """The example in 'must hold real numbers' is the offending entry (it was the first
+    entry, a real number, for [[0.1257, 'x'], ...])."""
+    import numpy as np
+    import pytest
+
+    import rlmlib
+
+    A = np.array([[0.1257, "x"], [1.0, 2.0]], dtype=object)
+    with pytest.raises(TypeError, match=r"dtype object \(e\.g\. 'x'\)"):
+        rlmlib.as_rows(A)

@@ -151,6 +151,23 @@ def test_errors_that_cannot_take_a_message_carry_the_point_as_a_note():
         sweep(diverges, X, y, grid={"sigma": [1e-9]}, progress=False)
 
 
+def test_a_runs_warnings_reach_the_caller_with_its_point():
+    """A diverging grid point's ConvergenceWarning (its end above F(0)) is issued by sweep
+    with the point, not swallowed on the worker; a quiet point issues nothing."""
+    import warnings
+
+    X, y = make_binary(m=40, n=3)
+
+    def run(X, y, *, t0):
+        return rlmlib.sgd(30 * X, y, sigma=1.0, epochs=1, t0=t0)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sweep(run, X, y, grid={"t0": [1e-3, 1e6]}, progress=False)
+    msgs = [str(c.message) for c in caught if issubclass(c.category, RuntimeWarning)]
+    assert msgs and all("(at grid point t0=0.001)" in m for m in msgs), msgs
+
+
 # ----------------------------------------------------------------------------- bad input
 X0, Y0 = make_binary(m=20, n=3)
 F = dict(sigma=0.1, T=10)

@@ -274,3 +274,34 @@ def test_kernels_in_bounds(tmp_path):
     out = subprocess.run([sys.executable, "-c", BOUNDS_CODE], env=env, capture_output=True,
                          text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_beta_over_sigma_beyond_the_digits_is_refused():
+    """beta/sigma up to 1e300 was accepted without a loss; beyond ~1e12 the inverse's
+    alpha_2 I + U diag(e) U^T cancels every digit."""
+    import numpy as np
+    import pytest
+
+    import rlmlib
+
+    X = np.random.default_rng(0).standard_normal((20, 4))
+    with pytest.raises(ValueError, match=r"^beta/sigma = 1e\+14 .* above 1e\+12"):
+        rlmlib.precondition(X, sigma=1e-14, beta=1.0)
+    rlmlib.precondition(X, sigma=1e-11, beta=1.0)  # inside: built
+
+
+def test_built_on_a_row_permutation_is_refused():
+    """A preconditioner built on X with its rows permuted keeps per-row quantities of the
+    wrong rows: it passed the 'built for another X' check and the run diverged."""
+    import numpy as np
+    import pytest
+
+    import rlmlib
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4)) * rng.uniform(0.1, 3.0, (40, 1))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    P = rlmlib.precondition(X[::-1], sigma=0.1, beta=0.25)
+    with pytest.raises(ValueError, match="built for another X"):
+        rlmlib.sag(X, y, sigma=0.1, epochs=1, loss="logistic", precondition=P)
+    rlmlib.sag(X[::-1], y[::-1], sigma=0.1, epochs=1, loss="logistic", precondition=P)

@@ -804,21 +804,17 @@ def explore(compute: Callable[..., Any], controls: Mapping[str, Any], draw: Call
 # Each is checked against an independent computation in tests/test_explore.py.
 
 def _csr(X, name="X"):
+    """X after the one validation pass (``rlmlib.as_rows``: structure, finiteness, shape),
+    as a CSR matrix when sparse and an (m, n) array otherwise."""
     import scipy.sparse as sp
 
-    if sp.issparse(X):
-        A = sp.csr_matrix(X, dtype=np.float64)
-        vals = A.data
-    else:
-        A = np.asarray(X, dtype=np.float64)
-        vals = A
-        if A.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D array or sparse matrix, got shape {A.shape}")
-    if A.shape[0] == 0 or A.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one row and one column, got {A.shape}")
-    if not np.all(np.isfinite(vals)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    return A
+    from ..core.rows import as_rows, n_rows
+
+    rows = as_rows(X, name)
+    shape = (n_rows(rows), rows.n_features)
+    if rows.sparse:
+        return sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=shape)
+    return rows.data.reshape(shape)
 
 
 def _positive(name, v, allow_zero=False):

@@ -351,9 +351,29 @@ def _run(solver, X, y, fixed, point):
     """One task, on a worker: the call, timed, and the worker's address."""
     from dask.distributed import get_worker
 
+    import warnings
+
     t0 = time.perf_counter()
-    out = solver(X, y, **fixed, **point)
-    return out, time.perf_counter() - t0, get_worker().address
+    with warnings.catch_warnings(record=True) as caught:  # re-issued by sweep, with the point
+        warnings.simplefilter("always")
+        out = solver(X, y, **fixed, **point)
+        if hasattr(out, "objective"):
+            out.objective  # a lazy end check warns now, on the worker, where it is recorded
+    seen = [(c.category, str(c.message)) for c in caught]
+    return out, time.perf_counter() - t0, get_worker().address, seen
+
+
+def _reissue(seen, point):
+    """The warnings a grid point's run gave on its worker, issued here with the point."""
+    import warnings
+
+    where = "at grid point " + ", ".join(f"{k}={v!r}" for k, v in point.items())
+    for category, msg in seen:
+        try:
+            w = category(f"{msg} ({where})")
+        except Exception:  # a category not built from a message
+            w = RuntimeWarning(f"{category.__name__}: {msg} ({where})")
+        warnings.warn(w, stacklevel=3)
 
 
 def _with_point(exc, point):
@@ -622,8 +642,10 @@ def sweep(solver, X, y, *, grid, fixed=None, scheduler=None, progress=True):
         finally:
             if bar is not None:
                 bar.close()
+        for point, (_, _, _, seen) in zip(points, out):  # a run's warnings are the user's
+            _reissue(seen, point)
         records = [Record(point, res, secs, worker)
-                   for point, (res, secs, worker) in zip(points, out)]
+                   for point, (res, secs, worker, _) in zip(points, out)]
         _workers_used.update(r.worker for r in records)
         return Sweep(keys, records, n_workers=n_workers, scheduler=label,
                      wall_seconds=time.perf_counter() - t_start,

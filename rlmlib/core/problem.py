@@ -284,6 +284,7 @@ class Problem:
                         t += stop - start
             return advance
         copy = copy_rows and self.order == "shuffle_once" and self.epochs >= COPY_FROM_EPOCHS
+        m = self.m
 
         def advance(a, b):
             if copy and a == 0:  # timed: the copy is part of the solver's work
@@ -293,8 +294,14 @@ class Problem:
             rows, y, ind, ptr, stream, look = walk
             t = a
             for idx, start, stop in stream.segments(b - a):
-                steps(rows, y, ind, ptr, idx, start, stop, t, look)
-                t += stop - start
+                # a block of uniform draws ('replacement') spans epochs: cut it at each
+                # epoch's end, so that no piece crosses one (what kernels with per-epoch
+                # state, SDCA's shrinking and its m-long scratch, rely on)
+                while start < stop:
+                    end = min(stop, start + m - t % m)
+                    steps(rows, y, ind, ptr, idx, start, end, t, look)
+                    t += end - start
+                    start = end
         return advance
 
     def run(self, steps, get_w, params, *, info=None, on_checkpoint=None, hint=None,

@@ -295,7 +295,7 @@ def as_rows(X, name="X", compact_dense=False):
     if A.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must hold real numbers, got an array of dtype {A.dtype} "
-            f"(e.g. {_show(A.ravel()[0]) if A.size else 'empty'})"
+            f"(e.g. {_first_non_real(A)})"
             + ("; complex values are refused: pass the real part or the modulus explicitly"
                if A.dtype.kind == "c" else "")
         )
@@ -320,6 +320,17 @@ def as_rows(X, name="X", compact_dense=False):
     rows = Rows(data, indices, indptr, int(n), False)
     rows.stats = _stats(data, R, nsub, nzero)
     return rows
+
+
+def _first_non_real(A):
+    """The first entry of an array of a non-real dtype that is not a real number, shown
+    (for an object array, the entry that made it one; its first entry may be a float)."""
+    if not A.size:
+        return "empty"
+    for v in A.ravel()[:100000]:
+        if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+            return _show(v)
+    return _show(A.ravel()[0])
 
 
 def _stats(data, R, nsub, nzero):

@@ -364,6 +364,8 @@ def load_svmlight(path, n_features=None, *, name=None):
     ('binary', [2.0, 4.0], [-1.0, 1.0, -1.0], [0.5, 0.0, 1.0])
     >>> os.remove(f.name)
     """
+    import zlib
+
     from sklearn.datasets import load_svmlight_file
 
     if n_features is not None:
@@ -386,6 +388,9 @@ def load_svmlight(path, n_features=None, *, name=None):
         raise ValueError(f"cannot read {p} as an svmlight/LIBSVM file"
                          f"{'' if n_features is None else f' with n_features={n_features}'}"
                          f": {e}") from e
+    except (EOFError, OSError, zlib.error) as e:  # a truncated or corrupt .gz / .bz2
+        raise ValueError(f"cannot read {p}: the compressed file is truncated or corrupt "
+                         f"({type(e).__name__}: {e}); fetch it again") from e
     if X.shape[0] == 0:
         raise ValueError(f"path={str(p)!r} holds no examples (an empty file or device); "
                          f"expected an svmlight file with at least one line 'label "

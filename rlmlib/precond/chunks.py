@@ -70,6 +70,8 @@ def build(X, *, sigma, beta, m, seed, thin_factor, assemble):
     Q = np.ascontiguousarray((X @ proj).compute())                 # second pass
     row2 = (X * X).sum(axis=1).compute()
     total, total2 = (float(v) for v in (X.sum().compute(), (X * X).sum().compute()))
+    # preconditioner._order_sum (not imported back): what a row permutation changes
+    order_sum = float(np.dot(np.arange(1, mr + 1, dtype=np.float64) / mr, np.asarray(row2)))
     return _assemble(sigma=sigma, beta=beta, m=m, seed=seed, sample=sample, basis=basis, M=M,
-                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=(mr, n, mr * n, total, total2),
+                    c=c, Q=Q, row2=row2, shift=shift, fingerprint=(mr, n, mr * n, total, total2, order_sum),
                     times=(t0, t1), chunked=True)

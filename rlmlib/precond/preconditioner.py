@@ -85,6 +85,11 @@ def logistic_beta(R):
     return 1.0 / (2.0 + math.exp(R) + math.exp(-R))
 
 
+#: beta/sigma above this loses the preconditioner's digits to cancellation (issue probe:
+#: every digit gone near 1e12 in double precision, whose epsilon is 2.2e-16)
+BETA_OVER_SIGMA_MAX = 1e12
+
+
 def _check_beta(beta, loss=None):
     """beta > 0 and, for a given loss, at most its curvature (ValueError otherwise)."""
     beta = check_positive("beta", beta)
@@ -102,8 +107,20 @@ def _check_beta(beta, loss=None):
 def _fingerprint(rows, row2=None):
     """(rows, features, stored values, sum of the values, sum of their squares); the last
     from the squared row norms ``row2`` when they are at hand (no second pass)."""
-    sq = float(np.sum(row2)) if row2 is not None else float(np.dot(rows.data, rows.data))
-    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)), sq)
+    if row2 is None:
+        row2 = np.empty(n_rows(rows))
+        _row_norms2(rows.data, rows.indptr, row2)
+    sq = float(np.sum(row2))
+    return (n_rows(rows), rows.n_features, rows.data.shape[0], float(np.sum(rows.data)), sq,
+            _order_sum(row2))
+
+
+def _order_sum(row2):
+    """sum_i (i + 1)/m ||x_i||^2: the fingerprint's part that a permutation of the rows
+    changes (the preconditioner keeps per-row quantities: built on a row-permutation of X
+    it passed the other checks and the run diverged)."""
+    m = row2.shape[0]
+    return float(np.dot(np.arange(1, m + 1, dtype=np.float64) / m, row2))
 
 
 def _same_fingerprint(a, b):
@@ -477,6 +494,12 @@ def _precondition(X, *, sigma, beta, m=None, seed=0, loss=None):
     """The work of :func:`precondition` (BLAS limited to one thread by the caller)."""
     sigma = check_sigma(sigma)
     beta = _check_beta(beta, loss)
+    if beta / sigma > BETA_OVER_SIGMA_MAX:
+        raise ValueError(
+            f"beta/sigma = {beta / sigma:.3g} (beta={beta!r}, sigma={sigma!r}) is above "
+            f"{BETA_OVER_SIGMA_MAX:g}: the inverse alpha_2 I + U diag(e) U^T then subtracts "
+            f"numbers that agree in every digit (its norms, coherence and H_inv_apply lose "
+            f"all accuracy); expected beta <= {BETA_OVER_SIGMA_MAX:g} sigma")
     seed = check_seed(seed)
     rows, A = _matrix(X)
     mr, n = n_rows(rows), rows.n_features

@@ -73,7 +73,8 @@ def step_size(schedule, t, *, sigma, eta0):
     Raises
     ------
     ValueError
-        For an unknown schedule.
+        For an unknown schedule, a negative or non-finite t, sigma or eta0 not a finite
+        number > 0.
 
     Examples
     --------
@@ -83,7 +84,13 @@ def step_size(schedule, t, *, sigma, eta0):
     (2.0, 1.0)
     """
     check_choice("schedule", schedule, tuple(SCHEDULES))
-    t = np.asarray(t, dtype=float)
+    sigma = check_positive("sigma", sigma)
+    if not (schedule == "lacoste" and eta0 is None):  # lacoste does not use eta0
+        eta0 = check_positive("eta0", eta0)
+    t = np.asarray(t)
+    if t.dtype.kind not in "biuf" or not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError(f"t must hold finite step indices >= 0, got {t!r}")
+    t = t.astype(float)
     if schedule == "sigma_t":
         out = 1.0 / (sigma * (t + 1.0 / (sigma * eta0)))
     elif schedule == "xu":
@@ -199,6 +206,9 @@ def asgd(X, y, *, sigma, epochs, loss="hinge", eta0=None, schedule="sigma_t",
         t0 = 1.0
     elif eta0 is None:
         t0 = t0_heuristic(p.sigma, loss, p.R if p.R < 2.0 ** 500 else 1.0)  # as rlmlib.sgd
+        # at a large sigma the heuristic's t0 falls below 1: keep the documented rule
+        # sigma eta0 = 1/t0 <= 1 (a step may not reverse the shrink (1 - eta sigma) w)
+        t0 = max(t0, 1.0)
         eta0 = 1.0 / (p.sigma * t0)
     else:
         eta0 = check_first_step("asgd", "eta0", check_positive("eta0", eta0), p.sigma)

@@ -752,6 +752,10 @@ def _checked(w, x, y, eta, sigma, loss, method, copy):
                             "the real part or the modulus explicitly" if kind == "c" else ""))
     w = np.array(w, dtype=np.float64) if copy else np.ascontiguousarray(w, dtype=np.float64)
     x = np.ascontiguousarray(x, dtype=np.float64)
+    if not w.flags.writeable:  # a read-only view (numba types it apart): read from a copy
+        w = w.copy()
+    if not x.flags.writeable:
+        x = x.copy()
     if w.ndim != 1 or x.ndim != 1:
         raise ValueError(f"w and x must be 1-D arrays; got shapes {w.shape} and {x.shape}")
     if x.shape != w.shape:
@@ -859,10 +863,30 @@ def fiol_step(w, x, y, *, eta, sigma, loss, method="sort", seed=0, return_s=Fals
     w, x, y, eta, sigma, code, mc, Mw, Mx, z = _checked(w, x, y, eta, sigma, loss, method,
                                                         False)
     n = x.shape[0]
-    p = _binade(Mx, eta, sigma)
+    try:
+        p = _binade(Mx, eta, sigma)
+    except OverflowError:
+        p = None
+    if p is None:
+        raise ValueError(
+            f"x is out of the step's range: its largest entry {Mx:.3g} (with eta={eta:.3g}, "
+            f"sigma={sigma:.3g}) needs a rescaling by a power of two that overflows; scale "
+            f"x (and eta, sigma with it)")
     if p:  # x far from 1: the same step on x 2^-p, w 2^p, eta 4^p, sigma 2^-p (exact)
-        w, x, Mw, Mx = np.ldexp(w, p), np.ldexp(x, -p), math.ldexp(Mw, p), math.ldexp(Mx, -p)
-        eta, sigma = math.ldexp(eta, 2 * p), math.ldexp(sigma, -p)
+        try:
+            w, x, Mw, Mx = (np.ldexp(w, p), np.ldexp(x, -p), math.ldexp(Mw, p),
+                            math.ldexp(Mx, -p))
+            eta, sigma = math.ldexp(eta, 2 * p), math.ldexp(sigma, -p)
+        except OverflowError:
+            raise ValueError(
+                f"x is out of the step's range: its largest entry {Mx:.3g} (with "
+                f"eta={eta:.3g}, sigma={sigma:.3g}, max|w_j| = {Mw:.3g}) needs a rescaling "
+                f"by 2^{-p} that overflows; scale x (and eta, sigma with it)") from None
+        if not (math.isfinite(eta) and np.isfinite(w).all()):
+            raise ValueError(
+                f"x is out of the step's range: its largest entry {Mx:.3g} (with "
+                f"eta={eta:.3g}) needs a rescaling by 2^{-p} that overflows eta or w; "
+                f"scale x (and eta, sigma with it)")
     out = np.empty(n)  # the new iterate; w (possibly the caller's array) is only read
     if _far(eta, sigma, Mw, Mx, y):
         s0, tau = _far_step(w, x, _NO_INDEX, 0, n, True, y, eta, sigma, code, Mx, out)

@@ -13,7 +13,7 @@ import numpy as np
 from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
 from ..core.losses import LOSSES, NAMES, loss_code, loss_deriv, loss_task
 from ..core.problem import Problem, l1_objective_rows
-from ..core.rows import Rows, check_X_y
+from ..core.rows import Rows, check_weights, check_X_y
 from .l1 import settled
 from .limits import smoothness, warn_step
 
@@ -112,9 +112,7 @@ def l1_objective(X, y, w, *, sigma, loss):
     code = loss_code(loss)
     sigma = check_interval("sigma", sigma, 0.0, math.inf, True, False)
     rows, yf, _ = check_X_y(X, y, task=loss_task(loss), compact_dense=True)
-    w = np.asarray(w, dtype=np.float64)
-    if w.shape != (rows.n_features,):
-        raise ValueError(f"w must have shape ({rows.n_features},); got {w.shape}")
+    w = check_weights(w, rows.n_features)  # finite, real, of length n
     return l1_objective_rows(rows, yf, w, sigma, code)
 
 

@@ -376,7 +376,10 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
         storage_pass(trial.steps, rows, ys)
         return trial.w
 
-    t0, selected, info = choose_t0(p, t0, one_pass, 1, "olbfgs", any_t0_stable=clip)
+    # the t0 stability limit is about steps 1/(sigma (t + t0)): with eta0 the steps are
+    # eta0 t0/(t0 + t) and a long one is eta0's (the end hint below names it)
+    t0, selected, info = choose_t0(p, t0, one_pass, 1, "olbfgs",
+                                   any_t0_stable=clip or eta0 is not None)
     run = _Run(p, memory, t0, eta0, damping, clip, pair_batch, pair_every)
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "memory": memory, "loss": loss,
@@ -384,4 +387,9 @@ def olbfgs(X, y, *, sigma, epochs, memory=10, loss="squared_hinge", t0=None, eta
               "clip": clip, "pair_batch": pair_batch, "pair_every": pair_every,
               "seed": p.seed,
               "order": p.order}
-    return p.run(run.steps, lambda: run.w, params, info=info, hint=schedule_hint(p, t0))
+    if eta0 is None:
+        hint = schedule_hint(p, t0)
+    else:  # the first step is eta0: the setting to change (t0 is only the decay's tau)
+        hint = (f"eta0={eta0:.6g}: the first steps eta0 t0/(t0 + t) are too long for these "
+                f"rows (max||x|| = {p.R:.3g}); pass a smaller eta0 or scale the rows")
+    return p.run(run.steps, lambda: run.w, params, info=info, hint=hint)

@@ -15,7 +15,8 @@ maximization of D over coordinate i alone is
     squared hinge   β <- max(0, β + (1 - y z - β)/(1 + q_i))
     squared         α <- α + (y - z - α)/(1 + q_i)
     logistic        β <- the root in (0, 1) of log((1-b)/b) - y z - q_i (b - β) = 0
-                    (Newton on the log-odds, NEWTON steps at most)
+                    (Newton on the log-odds in [-U_EDGE, U_EDGE], NEWTON steps
+                    at most: bisection alone narrows 80 to 1e-22 in 80)
 
 followed by w <- w + (α_new - α_old) x_i/(σm). A step costs O(nnz(x_i)).
 """
@@ -32,8 +33,9 @@ from ..core.problem import Problem
 from ..core.rowops import axpy, dot
 
 SDCA_LOSSES = ("hinge", "squared_hinge", "logistic", "squared")
-NEWTON = 12  # at most this many safeguarded Newton steps per logistic coordinate step
+NEWTON = 80  # at most this many safeguarded Newton steps per logistic coordinate step
 BETA_EDGE = 1e-15  # logistic dual variables are kept in [BETA_EDGE, 1 - BETA_EDGE]
+U_EDGE = 40.0  # |log-odds| beyond which b is outside [BETA_EDGE, 1 - BETA_EDGE] (e^-40 < 1e-17)
 #: shrinking: a pass visits every example again (unshrinks) once the projected gradients of
 #: the active examples span at most SHRINK_REL times their span in the last such full pass
 #: (LIBLINEAR unshrinks when the active set meets its tolerance; without a tolerance the
@@ -130,7 +132,10 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     pg = np.array([-1.0, np.inf, -np.inf, -np.inf, np.inf, np.inf, 0.0])
 
     def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
-        p = t // m  # segments never cross a pass
+        p = t // m  # segments never cross a pass (the driver cuts them at each pass's end)
+        if shrink and t % m + stop - start > m:  # visit holds m indices: never write past it
+            raise RuntimeError(f"sdca: a segment of {stop - start} steps from step {t} "
+                               f"crosses a pass of m = {m}")
         if shrink and p != pg[0]:
             pg[0] = p
             if p > 0:
@@ -155,13 +160,41 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "shrinking": shrink,
               "seed": P.seed, "order": P.order}
     info = {"alpha": alpha}
+    kappa = P.R * P.R / sm  # the largest coordinate curvature max||x_i||^2 / (sigma m)
+    hint = (f"SDCA takes no step length; exact dual coordinate ascent never ends above "
+            f"F(0), so rounding spoiled its coordinate steps at this conditioning "
+            f"(max||x_i||^2/(sigma m) = {kappa:.3g}): scale the rows or raise sigma")
     res = P.run(steps, lambda: w, params, info=info, on_checkpoint=on_checkpoint,
-                copy_rows=False)
+                copy_rows=False, hint=hint)
     # the certificate's primal values are the trace's (a lazy end is settled now: its one
     # pass is the pass the gap needs, and the end check runs with it)
     gaps = res.trace.objective - np.asarray(duals)
     info.update(dual=duals[-1], gap=float(gaps[-1]), gaps=gaps, active=int(active.sum()))
+    _check_certificate(np.asarray(duals), gaps, res.trace.objective, hint)
     return res
+
+
+def _check_certificate(duals, gaps, primal, hint):
+    """ConvergenceWarning when the certificate contradicts itself: the dual decreased from
+    one checkpoint to the next (exact coordinate ascent never lowers it) or the gap
+    P(w) - D(alpha) is negative (weak duality), beyond the rounding of their sums."""
+    import warnings
+
+    from ..core.result import ConvergenceWarning
+
+    tol = 1e-9 * np.maximum(1.0, np.maximum(np.abs(primal), np.abs(duals)))
+    drop = np.flatnonzero(np.diff(duals) < -tol[1:])
+    if drop.size:
+        k = int(drop[0])
+        warnings.warn(ConvergenceWarning(
+            f"sdca's dual decreased from {duals[k]:.6g} to {duals[k + 1]:.6g} between "
+            f"checkpoints {k} and {k + 1}: {hint}"), stacklevel=3)
+    neg = np.flatnonzero(gaps < -tol)
+    if neg.size:
+        k = int(neg[0])
+        warnings.warn(ConvergenceWarning(
+            f"sdca's duality gap is negative at checkpoint {k} ({gaps[k]:.3g}), which weak "
+            f"duality forbids: {hint}"), stacklevel=3)
 
 
 @njit(cache=True)
@@ -195,8 +228,14 @@ def logistic_coordinate(beta, yz, qi):
     log-odds u = log(b/(1-b)): g(u) = -u - yz - qi (s(u) - beta), s the logistic sigmoid,
     decreasing with slope in [-1 - qi/4, -1]; the root lies in [-yz - qi, -yz + qi], and a
     step leaving the current bracket bisects it instead."""
-    lo = -yz - qi
-    hi = -yz + qi
+    # the kept b lies in [BETA_EDGE, 1 - BETA_EDGE], |u| <= U_EDGE: a root beyond gives the
+    # edge either way. Without this cut a curvature qi of 1e10 (sigma = 1e-8) leaves a
+    # bracket that NEWTON bisections cannot narrow: the step then lands far from the root
+    # and decreases the dual (exact coordinate ascent never does)
+    lo = max(-yz - qi, -U_EDGE)
+    hi = min(-yz + qi, U_EDGE)
+    if lo > hi:  # the root lies beyond an edge
+        return BETA_EDGE if hi <= -U_EDGE else 1.0 - BETA_EDGE
     u = math.log(beta / (1.0 - beta))
     if not (lo <= u <= hi):
         u = 0.5 * (lo + hi)

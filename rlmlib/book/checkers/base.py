@@ -115,13 +115,81 @@ def _show(a):
     return repr(a)
 
 
+#: seconds a student's function may take on one input (RLMLIB_CHECKER_TIME_LIMIT overrides)
+TIME_LIMIT = 60.0
+
+
+class _TimeLimit(BaseException):
+    """Raised inside the student's function when its time is up (not an Exception: the
+    student's own ``except Exception`` cannot swallow it)."""
+
+
+def _time_limit():
+    import os
+
+    return float(os.environ.get("RLMLIB_CHECKER_TIME_LIMIT", TIME_LIMIT))
+
+
+class TimeLimitExceeded(AssertionError):
+    """A student's function did not return within the checker's time limit."""
+
+
+@contextlib.contextmanager
+def _alarm(limit):
+    """Raise _TimeLimit in the main thread after ``limit`` seconds (SIGALRM on Unix; a
+    Python loop is interrupted, compiled code when it returns to Python). Elsewhere (another
+    thread, no setitimer) nothing is timed."""
+    import signal
+    import threading
+
+    timed = (hasattr(signal, "setitimer") and limit > 0
+             and threading.current_thread() is threading.main_thread())
+    if not timed:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _TimeLimit()
+
+    old = signal.signal(signal.SIGALRM, expire)
+    left, _ = signal.getitimer(signal.ITIMER_REAL)  # an outer limit, resumed afterwards
+    signal.setitimer(signal.ITIMER_REAL, min(limit, left) if left > 0 else limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _limited(name, f):
+    """f under the time limit: TimeLimitExceeded naming ``name`` when a call exceeds it."""
+    @functools.wraps(f)
+    def run(*args, **kwargs):
+        limit = _time_limit()
+        try:
+            with _alarm(limit):
+                return f(*args, **kwargs)
+        except _TimeLimit:
+            raise TimeLimitExceeded(
+                f"{name}: your function did not return within {limit:g} s (the checker's "
+                f"time limit, RLMLIB_CHECKER_TIME_LIMIT; a loop that never ends?)") from None
+    run.__rlmlib_limited__ = True
+    return run
+
+
 def _call(name, label, func, *args):
     """func(*args); an exception of the student's code becomes an AssertionError saying so,
-    with the input (a ZeroDivisionError or an OverflowError is a finding, not a crash)."""
+    with the input (a ZeroDivisionError or an OverflowError is a finding, not a crash). The
+    call runs under the time limit (:func:`_limited`); exceeding it names the input too."""
+    if not getattr(func, "__rlmlib_limited__", False):
+        func = _limited(name, func)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")       # a RuntimeWarning is not the finding
             return func(*args)
+    except TimeLimitExceeded as e:
+        raise TimeLimitExceeded(f"{name} on input {label}: {str(e).split(': ', 1)[1]}") \
+            from None
     except Exception as e:  # noqa: BLE001 - any error of the student's code is reported
         raise AssertionError(f"{name} on input {label}: your function raised "
                              f"{type(e).__name__}: {e}") from e
@@ -187,7 +255,7 @@ def _student(name, f):
     if not callable(f):
         raise TypeError(f"{name} must be a function (the one the exercise asks for), got "
                         f"{f!r} of type {type(f).__name__}")
-    return f
+    return f if getattr(f, "__rlmlib_limited__", False) else _limited(name, f)
 
 
 def _as_real(name, got, case):

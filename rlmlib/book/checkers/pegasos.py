@@ -143,6 +143,13 @@ def pgs_time_model(k, n, d, a, b):
     >>> pgs_time_model(2, n=100, d=10, a=1.0, b=4.0)
     360.0
     """
+    kv = np.asarray(k)
+    if kv.dtype.kind not in "biuf" or not np.all(np.isfinite(kv)) or np.any(kv < 1):
+        raise ValueError(f"k must hold finite batch sizes >= 1, got {k!r}")
+    for name, v in (("n", n), ("d", d), ("a", a), ("b", b)):
+        if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) \
+                or v < 0:
+            raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
     return (a + b / k) * (d * k + n)
 
 
