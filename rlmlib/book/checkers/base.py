@@ -131,7 +131,22 @@ def _time_limit():
 
 
 class TimeLimitExceeded(AssertionError):
-    """A student's function did not return within the checker's time limit."""
+    """A student's function did not return within the checker's time limit.
+
+    The message names the function and the input; the limit is 60 seconds a call
+    (``RLMLIB_CHECKER_TIME_LIMIT``).
+
+    Parameters
+    ----------
+    message : str
+        What ran too long, on which input.
+
+    Examples
+    --------
+    >>> from rlmlib.book.checkers.base import TimeLimitExceeded
+    >>> isinstance(TimeLimitExceeded("f on input x: no result within 60 s"), AssertionError)
+    True
+    """
 
 
 @contextlib.contextmanager

@@ -137,6 +137,12 @@ def pgs_time_model(k, n, d, a, b):
     -------
     float or ndarray
 
+    Raises
+    ------
+    ValueError
+        When ``k`` holds a batch size below 1 or not finite, or ``n``, ``d``, ``a``, ``b``
+        is negative or not finite.
+
     Examples
     --------
     >>> from rlmlib.book.checkers.pegasos import pgs_time_model
