@@ -343,21 +343,24 @@ def _stats(data, R, nsub, nzero):
 
 
 def _csr_rows(X, name):
-    """Rows of a CSR matrix after the one validation pass (structure, finiteness, scale);
-    a matrix with duplicate or unsorted column indices in a row is summed and sorted once
-    (on a copy: scipy's meaning of duplicates, their sum, for every kernel)."""
+    """Rows of a CSR matrix after the one validation pass (structure, finiteness, scale,
+    duplicates): the caller's arrays as they are (no copy of float64 data and int32
+    indices), column indices in any order within a row (no kernel needs them sorted:
+    DESIGN.md, "One validation pass"); only a matrix holding duplicate entries is summed
+    and sorted once, on a copy (scipy's meaning of duplicates, their sum, for every
+    kernel)."""
     indptr, indices, nnz, m, n = _compressed_arrays(X, name)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
-    fault, pos, R, nsub, nzero, canonical = scan_csr(data, indices, indptr.view(np.uint64),
-                                               np.uint64(m), np.uint64(n))
+    fault, pos, R, nsub, nzero, _, dups = scan_csr(data, indices, indptr.view(np.uint64),
+                                                   np.uint64(m), np.uint64(n))
     if 1 <= fault <= 3:
         _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
     if fault == 4:
         _raise_structure(name, "csr", fault, pos, int(indices[pos]), indptr, nnz, X.shape)
     if fault == 5:
         raise ValueError(f"{name} must not contain NaN or inf, found {data[pos]}")
-    if not canonical:
+    if dups:
         import scipy.sparse as sp
 
         C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
@@ -409,13 +412,33 @@ def _fold_row(data, a, b, acc, A, Rs, bad):
     return A, max(Rs, r), bad
 
 
+@njit(cache=True, nogil=True)
+def _row_duplicates(indices, a, b, marker, stamp):
+    """How many entries of the CSR row indices[a:b] repeat a column met earlier in the row,
+    without sorting: ``marker[c]`` holds the stamp of the last row that met column c, and
+    the stamps (row numbers) differ from row to row, so the array is never cleared. The
+    caller has checked every column of the row to lie in [0, len(marker)), so they are
+    read as unsigned (no wraparound checks). A scatter over n entries: on RCV1-like rows in
+    random order it costs about one SpMV (DESIGN.md, "One validation pass")."""
+    dups = 0
+    for j in range(a, b):
+        c = np.uint64(indices[j])
+        dups += marker[c] == stamp
+        marker[c] = stamp
+    return dups
+
+
 @njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
-def _scan_block(data, indices, indptr, nnz, r0, r1):
+def _scan_block(data, indices, indptr, nnz, n, r0, r1):
     """The validation pass over CSR rows r0..r1-1 (the loop of :func:`_scan_csr`, one block
     of :func:`_scan_csr_par`): (first i + 1 with indptr[i + 1] < indptr[i] or beyond nnz, or
-    0; A; Rs; bad; n_subnormal; n_zero; descents; lo; hi) as :func:`_fold_row` and
-    :func:`_scan_csr` define them. A block stops at its first structure fault, before
-    reading data through it; its other results are then meaningless."""
+    0; A; Rs; bad; n_subnormal; n_zero; descents; duplicates; lo; hi) as :func:`_fold_row`
+    and :func:`_scan_csr` define them. A row whose columns neither strictly increase nor
+    strictly decrease is read once more while it is in cache, for duplicate columns
+    (:func:`_row_duplicates`, with a marker array of n entries allocated at the block's
+    first such row: rows in either order never pay for it). A block stops at its first
+    structure fault, before reading data through it; its other results are then
+    meaningless."""
     A = 0.0
     Rs = 0.0
     nsub = 0
@@ -423,16 +446,19 @@ def _scan_block(data, indices, indptr, nnz, r0, r1):
     lo = np.int64(0)
     hi = np.int64(0)
     descents = 0
+    dups = 0
+    marker = np.empty(0, np.int64)
     bad = np.int64(-1)
     for i in range(r0, r1):
         a = indptr[i]
         b = indptr[i + 1]
         if b < a or b > nnz:  # also when indptr[i] is beyond nnz (then b < a or b > nnz)
-            return np.int64(i + 1), A, Rs, bad, nsub, nzero, descents, lo, hi
+            return np.int64(i + 1), A, Rs, bad, nsub, nzero, descents, dups, lo, hi
         acc = 0.0
         ns = 0
         nz = 0
         u = 0
+        v = 0
         prev = np.int64(-1)
         for j in range(a, b):  # branch-free: vectorizes
             x = data[j]
@@ -444,50 +470,62 @@ def _scan_block(data, indices, indptr, nnz, r0, r1):
             lo = min(lo, c)
             hi = max(hi, c)
             u += np.int64(c <= prev)
+            v += np.int64(c >= prev)
             prev = c
         nsub += ns
         nzero += nz
         descents += u
+        # a row that neither strictly increases nor strictly decreases (the order scipy's
+        # products leave) may hold a duplicate: look, while it is in cache, once every
+        # column so far is known to lie in [0, n) (else the verdict reports the fault)
+        if u > 0 and v > 1 and lo >= 0 and hi < np.int64(n):
+            if marker.shape[0] == 0:
+                marker = np.full(np.int64(n), np.int64(-1))
+            dups += _row_duplicates(indices, a, b, marker, np.int64(i))
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
-    return np.int64(0), A, Rs, bad, nsub, nzero, descents, lo, hi
+    return np.int64(0), A, Rs, bad, nsub, nzero, descents, dups, lo, hi
 
 
 @njit(cache=True)
-def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents, lo, hi):
-    """(fault, pos, R, n_subnormal, n_zero, canonical) of :func:`_scan_csr` from the
-    results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad, or
-    0)."""
+def _scan_verdict(data, indices, n, row_fault, A, Rs, bad, nsub, nzero, descents, dups,
+                  lo, hi):
+    """(fault, pos, R, n_subnormal, n_zero, sorted, duplicates) of :func:`_scan_csr` from
+    the results of its row loop (``row_fault``: the first i + 1 whose indptr entry is bad,
+    or 0)."""
     if row_fault > 0:  # the rows before it were scanned, not the others: no counts
-        return 2, row_fault, 0.0, 0, 0, True
+        return 2, row_fault, 0.0, 0, 0, True, 0
     R = max(math.sqrt(A), Rs)
     if lo < 0 or hi >= np.int64(n):
         for j in range(data.shape[0]):  # locate the first fault (only on the error path)
             c = np.int64(indices[j])
             if c < 0 or c >= np.int64(n):
-                return 4, np.int64(j), R, nsub, nzero, True
+                return 4, np.int64(j), R, nsub, nzero, True, 0
     if bad >= 0:
-        return 5, bad, R, nsub, nzero, True
-    return 0, np.int64(0), R, nsub, nzero, descents == 0
+        return 5, bad, R, nsub, nzero, True, 0
+    return 0, np.int64(0), R, nsub, nzero, descents == 0, dups
 
 
 @njit(cache=True)
 def _scan_csr(data, indices, indptr, m, n):
     """The one read-only pass over CSR rows (DESIGN.md, "Checks"): structure, finiteness
     and scale together, O(nnz), vectorized (indptr is an unsigned view: no wraparound
-    checks). Returns (fault, pos, R, n_subnormal, n_zero, canonical): fault 0 sound, 1
-    indptr[0] != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz, 4 a
-    column index outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win; the
-    first in storage order). R = max_i ||x_i||_2 (inf beyond the double range), n_subnormal
-    the count of non-zero |x_ij| < 2^-1022, n_zero the count of stored zeros, canonical
-    whether every row's columns strictly increase (no duplicates)."""
+    checks). Returns (fault, pos, R, n_subnormal, n_zero, sorted, duplicates): fault 0
+    sound, 1 indptr[0] != 0, 2 indptr decreasing or beyond nnz at pos, 3 indptr[-1] != nnz,
+    4 a column index outside [0, n) at pos, 5 a NaN or inf at pos (structure faults win;
+    the first in storage order). R = max_i ||x_i||_2 (inf beyond the double range),
+    n_subnormal the count of non-zero |x_ij| < 2^-1022, n_zero the count of stored zeros,
+    sorted whether every row's columns strictly increase, duplicates the number of entries
+    that repeat a column met earlier in their row (found without sorting: 0 for any matrix
+    free of duplicates, sorted or not)."""
     nnz = np.uint64(data.shape[0])
     if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, 0, 0, True
+        return 1, np.int64(0), 0.0, 0, 0, True, 0
     if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, 0, 0, True
-    f, A, Rs, bad, nsub, nzero, descents, lo, hi = _scan_block(
-        data, indices, indptr, nnz, np.int64(0), np.int64(m))  # the types of the blocks'
-    return _scan_verdict(data, indices, n, f, A, Rs, bad, nsub, nzero, descents, lo, hi)
+        return 3, np.int64(m), 0.0, 0, 0, True, 0
+    f, A, Rs, bad, nsub, nzero, descents, dups, lo, hi = _scan_block(
+        data, indices, indptr, nnz, n, np.int64(0), np.int64(m))  # the types of the blocks'
+    return _scan_verdict(data, indices, n, f, A, Rs, bad, nsub, nzero, descents, dups, lo,
+                         hi)
 
 
 def _run_blocks(scan, args, m, threads, blocks):
@@ -530,16 +568,17 @@ def _scan_csr_par(data, indices, indptr, m, n, threads, blocks):
     the first fault / NaN position is the lowest block's that has one."""
     nnz = np.uint64(data.shape[0])
     if indptr[0] != 0:
-        return 1, np.int64(0), 0.0, 0, 0, True
+        return 1, np.int64(0), 0.0, 0, 0, True, 0
     if indptr[m] != nnz:
-        return 3, np.int64(m), 0.0, 0, 0, True
-    out = _run_blocks(_scan_block, (data, indices, indptr, nnz), m, threads, blocks)
+        return 3, np.int64(m), 0.0, 0, 0, True, 0
+    out = _run_blocks(_scan_block, (data, indices, indptr, nnz, n), m, threads, blocks)
     f = next((o[0] for o in out if o[0] > 0), 0)
     bad = next((o[3] for o in out if o[3] >= 0), -1)
     return _scan_verdict(data, indices, n, np.int64(f), max(o[1] for o in out),
                          max(o[2] for o in out), np.int64(bad), sum(o[4] for o in out),
                          sum(o[5] for o in out), sum(o[6] for o in out),
-                         np.int64(min(o[7] for o in out)), np.int64(max(o[8] for o in out)))
+                         sum(o[7] for o in out), np.int64(min(o[8] for o in out)),
+                         np.int64(max(o[9] for o in out)))
 
 
 #: stored values from which the validation pass runs on several threads (below, starting
@@ -830,7 +869,7 @@ def row_scale(rows):
         m = rows.data.shape[0] // n
         bad, R, nsub, nzero = scan_dense(rows.data, np.uint64(m), np.uint64(n))
     else:
-        _, _, R, nsub, nzero, _ = scan_csr(rows.data, rows.indices,
+        _, _, R, nsub, nzero, _, _ = scan_csr(rows.data, rows.indices,
                                            rows.indptr.view(np.uint64),
                                      np.uint64(n_rows(rows)), np.uint64(rows.n_features))
     return _stats(rows.data, R, nsub, nzero)
