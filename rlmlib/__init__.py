@@ -61,6 +61,9 @@ from .solvers.asgd import asgd  # noqa: E402  (Convergence part)
 # Variance reduction
 from .solvers.saga import saga  # noqa: E402
 from .solvers.sdca import sdca  # noqa: E402
+# Adaptive steps
+from .solvers.adagrad import adagrad  # noqa: E402
+from .solvers.adam import adam  # noqa: E402
 from .core import losses, pnorm  # noqa: E402  (modules the pages use by name)
 
 #: The solver registry, name -> solver: what ``RLMClassifier``, ``book.parallel.sweep`` and the
@@ -73,6 +76,7 @@ SOLVERS = {
     "saga": saga, "sdca": sdca,
     "lbfgs": lbfgs,
     "asgd": asgd,
+    "adagrad": adagrad, "adam": adam,
 }
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.

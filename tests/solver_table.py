@@ -29,6 +29,8 @@ SOLVER_TABLE = {
     "sdca": dict(kwargs=dict(epochs=2, loss="hinge"), steps="epochs"),
     "lbfgs": dict(kwargs=dict(loss="logistic"), steps=None),
     "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
+    "adagrad": dict(kwargs=dict(epochs=2), steps="epochs"),
+    "adam": dict(kwargs=dict(epochs=2, step=0.01), steps="epochs"),
 }
 
 
@@ -97,6 +99,10 @@ DEFAULT_BUDGET = {
     # 8.9e-3 on 2 x 60 random ones (seeds 1000..1059, 2000..2059); one-example pairs
     # (pair_batch=pair_every=1) 0.004 - 0.16 whatever the budget
     "olbfgs": (dict(epochs=100), 1e-2, 1e-2),
+    # constant step eta in units of w (chapters/adaptive/index.md): their defaults end in
+    # a noise floor of size ~eta, not at a given gap; AdaGrad's steps shrink as 1/sqrt(G)
+    "adagrad": (dict(epochs=100), None, None),
+    "adam": (dict(epochs=100), None, None),
 }
 L1_SOLVERS = ("fiol", "comid", "isgd", "sgd_l1")
 
