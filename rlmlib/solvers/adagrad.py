@@ -58,7 +58,7 @@ def adagrad_steps(data, indices, indptr, y, w, G, last, order, start, stop, t_fi
         a = indptr[i]
         b = indptr[i + 1]
         z = 0.0
-        for p in range(a, b):            # settle the row's coordinates, then z = <w, x_i>
+        for p in range(a, b):   # settle the row's coordinates; z = <w, x_i>
             j = indices[p]
             adagrad_settle(w, G, last, j, t, eta, sigma, delta)
             z += data[p] * w[j]
