@@ -114,7 +114,7 @@ def adagrad(X, y, *, sigma, epochs=10, loss="logistic", step=DEFAULT_STEP,
     Returns
     -------
     Result
-        ``res.w``; ``res.info['G']`` the accumulated squared gradients (per coordinate).
+        ``res.w``; ``res.info['squares']`` the accumulated squared gradients Γ (per coordinate).
 
     Raises
     ------
@@ -157,5 +157,5 @@ def adagrad(X, y, *, sigma, epochs=10, loss="logistic", step=DEFAULT_STEP,
 
     params = {"sigma": p.sigma, "epochs": p.epochs, "loss": loss, "step": eta,
               "delta": delta, "seed": p.seed, "order": p.order}
-    return p.run(steps, get_w, params, info={"G": G}, state=lambda: (w,),
+    return p.run(steps, get_w, params, info={"squares": G}, state=lambda: (w,),
                  hint=f"step={eta:.3g} is too long for these rows: pass a smaller step")
