@@ -64,6 +64,9 @@ from .solvers.sdca import sdca  # noqa: E402
 # Momentum and acceleration
 from .solvers.sgd_momentum import sgd_momentum  # noqa: E402
 from .solvers.catalyst import catalyst  # noqa: E402
+# Adaptive steps
+from .solvers.adagrad import adagrad  # noqa: E402
+from .solvers.adam import adam  # noqa: E402
 from .core import losses, pnorm  # noqa: E402  (modules the pages use by name)
 
 #: The solver registry, name -> solver: what ``RLMClassifier``, ``book.parallel.sweep`` and the
@@ -77,6 +80,7 @@ SOLVERS = {
     "lbfgs": lbfgs,
     "asgd": asgd,
     "sgd_momentum": sgd_momentum, "catalyst": catalyst,
+    "adagrad": adagrad, "adam": adam,
 }
 
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.

@@ -476,6 +476,8 @@ SOLVER_CALLS = {
     "svrg": dict(sigma=0.1, epochs=3, loss="logistic"),
     "lbfgs": dict(sigma=0.1, loss="logistic"),
     "asgd": dict(sigma=0.1, epochs=3),
+    "adagrad": dict(sigma=0.1, epochs=3),
+    "adam": dict(sigma=0.1, epochs=3, step=0.01),
     "saga": dict(sigma=0.1, epochs=3, loss="logistic"),
     "sdca": dict(sigma=0.1, epochs=3, loss="hinge"),
 }

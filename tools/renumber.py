@@ -34,28 +34,44 @@ def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
 
 
 def renumber(root: Path = ROOT, write: bool = True) -> list[str]:
-    """The pages whose numbers changed (rewritten when ``write``)."""
+    """The pages whose numbers changed (rewritten when ``write``).
+
+    A page's references to its own captions follow them; a reference to another page's
+    caption follows it when its old number names one caption in the book. Two pages may
+    carry the same old number after parts were inserted on two branches: each page then
+    keeps the meaning of its own, and a reference from a third page to such a number is an
+    error."""
     numbers = chapter_numbers(root)
-    mapping = {}
+    local, everywhere = {}, {}
     for page, chapter in numbers.items():
         seen = {"Figure": 0, "Table": 0}
+        own = local.setdefault(page, {})
         for m in CAPTION.finditer((root / page).read_text(encoding="utf8")):
             kind = m.group(1)
             seen[kind] += 1
             old = (kind, m.group(2), m.group(3))
-            if old in mapping and mapping[old] != (chapter, seen[kind]):
-                raise SystemExit(f"{kind} {old[1]}.{old[2]} is captioned twice")
-            mapping[old] = (chapter, seen[kind])
-
-    def new(m):
-        key = (m.group(1), m.group(2), m.group(3))
-        if key not in mapping:
-            return m.group(0)
-        c, k = mapping[key]
-        return f"{m.group(1)} {c}.{k}"
+            if old in own:
+                raise SystemExit(f"{page}: {kind} {old[1]}.{old[2]} is captioned twice")
+            own[old] = (chapter, seen[kind])
+            everywhere.setdefault(old, set()).add((chapter, seen[kind]))
 
     changed = []
     for path in sorted((root / "chapters").rglob("*.md")):
+        own = local.get(str(path.relative_to(root)), {})
+
+        def new(m):
+            key = (m.group(1), m.group(2), m.group(3))
+            if key in own:
+                c, k = own[key]
+            elif len(everywhere.get(key, ())) == 1:
+                c, k = next(iter(everywhere[key]))
+            elif key in everywhere:
+                raise SystemExit(f"{path.relative_to(root)}: {m.group(0)} names captions "
+                                 "of several pages")
+            else:
+                return m.group(0)
+            return f"{m.group(1)} {c}.{k}"
+
         text = path.read_text(encoding="utf8")
         out = REFERENCE.sub(new, text)
         if out != text:
