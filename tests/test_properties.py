@@ -478,6 +478,8 @@ SOLVER_CALLS = {
     "asgd": dict(sigma=0.1, epochs=3),
     "adagrad": dict(sigma=0.1, epochs=3),
     "adam": dict(sigma=0.1, epochs=3, step=0.01),
+    "sgd_momentum": dict(sigma=0.1, epochs=3, loss="logistic"),
+    "catalyst": dict(sigma=0.1, epochs=3, loss="logistic"),
     "saga": dict(sigma=0.1, epochs=3, loss="logistic"),
     "sdca": dict(sigma=0.1, epochs=3, loss="hinge"),
 }
