@@ -75,42 +75,20 @@ def test_the_check_finds_a_result_without_assumptions():
 # adds the labels (issue 31 item 1).  Delete an entry when its branch lands.
 UNNAMED = {
     # math (chapters/theory/*, chapters/vr/*)
-    "thm-noise-ball": "math",   # chapters/theory/averaging.md
-    "thm-polyak-ruppert": "math",   # chapters/theory/averaging.md
-    "thm-rate-convex": "math",   # chapters/theory/index.md
-    "thm-rate-nonconvex": "math",   # chapters/theory/index.md
-    "thm-rate-strong-uniform": "math",   # chapters/theory/index.md
-    "thm-rate-suffix-last": "math",   # chapters/theory/index.md
-    "thm-rate-weighted": "math",   # chapters/theory/index.md
-    "thm-lower-bounds": "math",   # chapters/theory/lower_bounds.md
     "thm-minibatch-variance": "math",   # chapters/theory/minibatch.md
-    "thm-vr-dual": "math",   # chapters/vr/index.md
-    "thm-vr-floor": "math",   # chapters/vr/index.md
-    "thm-vr-saga": "math",   # chapters/vr/index.md
-    "thm-vr-sdca-rate": "math",   # chapters/vr/index.md
-    "thm-vr-svrg": "math",   # chapters/vr/index.md
     # papers (chapters/pegasos/*, sgdqn/*, fiol/*, precond/*)
     "thm-fiol-cost": "papers",   # chapters/fiol/index.md
-    "thm-fiol-regret": "papers",   # chapters/fiol/index.md
     "thm-fiol-strong": "papers",   # chapters/fiol/index.md
-    "thm-fiol-structure": "papers",   # chapters/fiol/index.md
-    "thm-pegasos-rate": "papers",   # chapters/pegasos/index.md
     "thm-pgs-ball": "papers",   # chapters/pegasos/index.md
     "thm-pgs-conjugate": "papers",   # chapters/pegasos/index.md
     "thm-pgs-online-to-batch": "papers",   # chapters/pegasos/index.md
     "thm-pgs-pegasos-step": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-regret": "papers",   # chapters/pegasos/index.md
     "thm-pgs-strong": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-time": "papers",   # chapters/pegasos/index.md
     "thm-pre-equivalence": "papers",   # chapters/precond/index.md
     "thm-pre-gamma": "papers",   # chapters/precond/index.md
-    "thm-pre-kappa": "papers",   # chapters/precond/index.md
     "thm-pre-logistic-beta": "papers",   # chapters/precond/index.md
-    "thm-pre-sample-kappa": "papers",   # chapters/precond/index.md
     "thm-pre-sample-norms": "papers",   # chapters/precond/index.md
     "thm-pre-sampled": "papers",   # chapters/precond/index.md
-    "thm-qn-one-pass": "papers",   # chapters/sgdqn/index.md
-    "thm-qn-rescaling": "papers",   # chapters/sgdqn/index.md
 }
 
 
