@@ -176,12 +176,14 @@ class Timed:
 
     def describe(self):
         """One line: where and when the recorded figures were measured."""
+        import textwrap
+
         pv = self.provenance
-        return (f"recorded {pv['date']} on {pv['cpu']} ({pv['cores']} cores, BLAS "
+        return textwrap.fill(f"recorded {pv['date']} on {pv['cpu']} ({pv['cores']} cores, BLAS "
                 f"{pv.get('blas', {}).get('architecture', '?')}), load average "
                 f"{pv['load_before']:.2f} before, {pv['load_after']:.2f} after, rlmlib at "
                 f"{pv['commit'][:10]}" + (" with local changes" if pv["rlmlib_modified"]
-                                          else ""))
+                                          else ""), width=70)
 
 
 def load(name):
