@@ -60,9 +60,21 @@ def test_grid_search_and_pipeline(breast_cancer_std):
 
 
 def test_lbfgs_estimator_matches_reference(breast_cancer_std):
+    """The estimator stops as an estimator does (a relative gap 1e-4 certified, at most 100
+    iterations: scikit-learn's LogisticRegression's numbers); rlmlib.lbfgs keeps the
+    certificate-level default (1e-10), and the estimator is its call with those two."""
     X, y = breast_cancer_std
     clf = RLMClassifier(solver="lbfgs", sigma=1e-3).fit(X, y)
+    same = rlmlib.lbfgs(X, y, sigma=1e-3, loss="logistic", tol=1e-4, max_iter=100)
+    np.testing.assert_allclose(clf.coef_.ravel(), same.w, rtol=1e-12)
+    res = clf.results_[0]
+    assert res.params["tol"] == 1e-4 and res.params["max_iter"] == 100
     ref = rlmlib.lbfgs(X, y, sigma=1e-3, loss="logistic")
+    assert ref.params["tol"] == 1e-10 and ref.info["converged"]
+    assert res.info["converged"] and res.info["n_iter"] < ref.info["n_iter"]
+    F = lambda w: rlmlib.objective(X, y, w, sigma=1e-3, loss="logistic")
+    assert 0 <= F(res.w) - F(ref.w) <= res.info["gap_bound"] <= 1e-4 * F(res.w)
+    clf = RLMClassifier(solver="lbfgs", sigma=1e-3, tol=1e-10, max_iter=20000).fit(X, y)
     np.testing.assert_allclose(clf.coef_.ravel(), ref.w, rtol=1e-12)
 
 
@@ -112,7 +124,8 @@ def test_get_set_params_roundtrip():
 def test_wraps_other_solvers(binary, solver, params):
     X, y = binary
     clf = RLMClassifier(solver=solver, **params).fit(X, y)
-    res = getattr(rlmlib, solver)(X, y, **params)
+    own = dict(tol=1e-4, max_iter=100) if solver == "lbfgs" else {}  # the estimator's
+    res = getattr(rlmlib, solver)(X, y, **params, **own)
     np.testing.assert_allclose(clf.coef_.ravel(), res.w, rtol=1e-12, atol=1e-14)
     assert clf.results_[0].solver == solver
 

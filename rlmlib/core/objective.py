@@ -170,6 +170,18 @@ def mean_loss_grad(data, indices, indptr, w, y, code, grad):
     return total / m
 
 
+@njit(cache=True)
+def mean_loss_derivs(code, z, y, out):
+    """Mean loss over the margins z, and out_i = loss'(z_i, y_i) / m: with z = X w from
+    BLAS and grad = X^T out, :func:`mean_loss_grad` for dense rows (finite z only)."""
+    m = z.shape[0]
+    total = 0.0
+    for i in range(m):
+        total += loss_value(code, z[i], y[i])
+        out[i] = loss_deriv(code, z[i], y[i]) / m
+    return total / m
+
+
 # ------------------------------------------------------------------------------ regularizer
 # r(w) = ||w||_p^2 / (2(p-1)) is phi_p of rlmlib.pnorm: one overflow-safe implementation
 # (max|w_i| factored out) serves the objective, the reference solver and the PGS chapter.

@@ -24,7 +24,8 @@ from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..core.runner import holdout_metric
 from ..core.losses import SMOOTH, loss_code
-from ..core.objective import mean_loss_grad, sigma_r
+from ..core.rows import all_finite
+from ..core.objective import mean_loss_derivs, mean_loss_grad, sigma_r
 from ..core.pnorm import _grad_phi, _phi, _scaled_norm
 
 
@@ -115,6 +116,33 @@ def _conditioning_note(rows, code, sigma):
             f"raise sigma")
 
 
+def _loss_grad(rows, y, code, grad):
+    """w -> the mean loss at w, its gradient written into ``grad``: one pass over X per
+    evaluation. Sparse rows: :func:`mean_loss_grad` (each row's margin and its scatter into
+    the gradient while the row is in cache). Dense rows (compact): z = X w and X^T d by BLAS
+    (numba's loop over a dense row took 2.2 times as long as the two products, measured on
+    50,000 x 300), :func:`mean_loss_grad`'s overflow-safe margins only when a margin is not
+    finite."""
+    if rows.sparse:
+        return lambda w: mean_loss_grad(rows.data, rows.indices, rows.indptr, w, y, code, grad)
+    n = rows.n_features
+    A = rows.data.reshape(-1, n)
+    z, d = np.empty(A.shape[0]), np.empty(A.shape[0])
+    full = []  # the non-compact indices, built on the rare path that needs them
+
+    def loss_grad(w):
+        np.dot(A, w, out=z)
+        if all_finite(z):
+            f = mean_loss_derivs(code, z, y, d)
+            np.dot(d, A, out=grad)
+            return f
+        if not full:
+            full.append(np.tile(rows.indices, A.shape[0]))
+        return mean_loss_grad(rows.data, full[0], rows.indptr, w, y, code, grad)
+
+    return loss_grad
+
+
 @sigma_keyword
 def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=None,
           X_test=None, y_test=None):
@@ -188,7 +216,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
     memory = check_int("memory", memory)
     # the checks every solver shares (its loop is scipy's: no steps, order or seed)
     pr = Problem("lbfgs", X, y, sigma=sigma, loss=loss, p=p, X_test=X_test, y_test=y_test,
-                 compact_dense=False)
+                 compact_dense=True)
     rows, yf, classes, test, task = pr.rows, pr.y, pr.classes, pr.test, pr.task
     code, sigma, p, n = pr.code, pr.sigma, pr.p, pr.n
     w_init = np.zeros(n) if w0 is None else np.array(w0, dtype=np.float64)
@@ -198,9 +226,10 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10, w0=
 
     grad = np.empty(n)
     last = {"x": None, "f": None, "g": None, "nfev": 0}
+    loss_grad = _loss_grad(rows, yf, code, grad)
 
     def fun(w):
-        f = mean_loss_grad(rows.data, rows.indices, rows.indptr, w, yf, code, grad)
+        f = loss_grad(w)
         f += sigma_r(w, sigma, p)  # finite whenever sigma r(w) is (r(w) alone may not be)
         gr = sigma * w if p == 2.0 else sigma * _grad_phi(w, p, np.empty_like(w))
         g = grad + gr

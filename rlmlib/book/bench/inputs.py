@@ -1,0 +1,207 @@
+"""Default calls on the input forms users pass, against scikit-learn in the same run
+(issue 38, item 2).
+
+    .venv/bin/python benchmarks/bench_inputs.py                 # 50,000 RCV1-like rows
+    .venv/bin/python benchmarks/bench_inputs.py --rows 20000 --reps 3 --record
+
+For each input form (canonical CSR; unsorted CSR, as ``diags(1/norms) @ X`` leaves it; CSR
+with duplicates, every entry stored as two halves; CSC; COO; float32; int64 indices; int and
+string labels; CSR memory-mapped from ``.npy`` files; C- and Fortran-ordered dense) it
+times, alternately in one process with BLAS on one thread, the whole call of each rlmlib
+solver that has a scikit-learn peer and the peer's fit on the same problem (same σ, no
+intercept, the same number of passes where both count passes), and reports the median of
+the per-repetition ratios, with ``check_X_y`` alone in multiples of one SpMV ``X @ w`` of
+the same matrix. The sparse forms hold the same matrix (the row-normalized RCV1-like set);
+the dense forms an ALPHA-like dense set. With ``--record`` the result is written to
+``data/recorded/bench_inputs_full.json`` (:mod:`rlmlib.book.records`) with the commit,
+the machine and its load average; the benchmarks page reads its table from there.
+
+The machine is shared: only ratios within one run mean anything, and the load average is
+recorded beside them.
+"""
+import argparse
+import os
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+SIGMA = 1e-4
+EPOCHS = 5
+#: rlmlib solver -> (its call, the peer's name, the peer's fit), each a function (X, y)
+PEERS = ("sgd", "asgd", "svmsgd2", "sag", "saga", "sdca", "lbfgs")
+
+
+def _calls(m):
+    """{solver: (rlmlib call, peer label, peer fit)} on m rows (C = 1 / (σ m))."""
+    import rlmlib
+    from sklearn.linear_model import LogisticRegression, SGDClassifier
+    from sklearn.svm import LinearSVC
+
+    C = 1.0 / (SIGMA * m)
+
+    def sgdc(loss, **kw):
+        return lambda X, y: SGDClassifier(loss=loss, alpha=SIGMA, max_iter=EPOCHS, tol=None,
+                                          fit_intercept=False, random_state=0,
+                                          **kw).fit(X, y)
+
+    def logreg(solver, **kw):
+        return lambda X, y: LogisticRegression(C=C, solver=solver, fit_intercept=False,
+                                               **kw).fit(X, y)
+
+    return {
+        "sgd": (lambda X, y: rlmlib.sgd(X, y, sigma=SIGMA, epochs=EPOCHS),
+                "SGDClassifier(hinge)", sgdc("hinge")),
+        "asgd": (lambda X, y: rlmlib.asgd(X, y, sigma=SIGMA, epochs=EPOCHS),
+                 "SGDClassifier(hinge, average)", sgdc("hinge", average=True)),
+        "svmsgd2": (lambda X, y: rlmlib.svmsgd2(X, y, sigma=SIGMA, epochs=EPOCHS),
+                    "SGDClassifier(squared_hinge)", sgdc("squared_hinge")),
+        "sag": (lambda X, y: rlmlib.sag(X, y, sigma=SIGMA, epochs=EPOCHS, loss="logistic"),
+                "LogisticRegression(sag)", logreg("sag", max_iter=EPOCHS, tol=1e-12)),
+        "saga": (lambda X, y: rlmlib.saga(X, y, sigma=SIGMA),
+                 "LogisticRegression(saga)", logreg("saga", max_iter=10, tol=1e-12)),
+        "sdca": (lambda X, y: rlmlib.sdca(X, y, sigma=SIGMA),
+                 "LinearSVC(hinge, dual)", lambda X, y: LinearSVC(
+                     C=C, loss="hinge", dual=True, fit_intercept=False, max_iter=10,
+                     tol=1e-12).fit(X, y)),
+        "lbfgs": (lambda X, y: rlmlib.RLMClassifier(solver="lbfgs", sigma=SIGMA).fit(X, y),
+                  "LogisticRegression(lbfgs)", logreg("lbfgs")),
+    }
+
+
+def sparse_forms(m, seed=0, tmp=None):
+    """{form: (X, y)}: the row-normalized RCV1-like set in the sparse forms (same matrix)."""
+    import scipy.sparse as sp
+
+    from rlmlib.datasets import synthetic
+
+    d = synthetic.rcv1_like(m=m, n=47_236, seed=seed)
+    X0, y = d.X, d.y
+    norms = np.sqrt(np.asarray(X0.multiply(X0).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    U = sp.diags(1.0 / norms) @ X0  # what scipy leaves: each row's columns reversed
+    X = U.copy()
+    X.sort_indices()
+    dup = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2),
+                         X.indptr * 2), shape=X.shape)
+    i64 = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)),
+                        shape=X.shape)
+    labels = np.where(y > 0, 1, 0)
+    forms = {
+        "CSR canonical": (X, y),
+        "CSR unsorted (diags @ X)": (U, y),
+        "CSR with duplicates": (dup, y),
+        "CSC": (X.tocsc(), y),
+        "COO": (X.tocoo(), y),
+        "CSR float32": (X.astype(np.float32), y),
+        "CSR int64 indices": (i64, y),
+        "int labels 0/1": (X, labels),
+        "string labels": (X, np.where(y > 0, "spam", "ham")),
+    }
+    if tmp is not None:  # arrays memory-mapped from .npy files (np.load(mmap_mode="r"))
+        arrs = {}
+        for k in ("data", "indices", "indptr"):
+            path = os.path.join(tmp, f"X_{k}.npy")
+            np.save(path, getattr(X, k))
+            arrs[k] = np.load(path, mmap_mode="r")
+        forms["CSR memory-mapped"] = (sp.csr_matrix(
+            (arrs["data"], arrs["indices"], arrs["indptr"]), shape=X.shape), y)
+    return forms
+
+
+def dense_forms(m, seed=0):
+    """{form: (X, y)}: an ALPHA-like dense set, C- and Fortran-ordered."""
+    from rlmlib.datasets import synthetic
+
+    d = synthetic.alpha_like(m=m, n=300, seed=seed)
+    X = np.ascontiguousarray(d.X)
+    return {"dense C-ordered": (X, d.y), "dense Fortran-ordered": (np.asfortranarray(X), d.y)}
+
+
+def _seconds(f, *a):
+    t = time.perf_counter()
+    f(*a)
+    return time.perf_counter() - t
+
+
+def measure_form(X, y, reps, solvers=PEERS):
+    """{'check_spmv': median ratio, 'solvers': {name: {'peer', 'ratio', 'spread', 'rlmlib_s',
+    'peer_s'}}} for one input form, every call timed alternately with its peer."""
+    from rlmlib.core.rows import check_X_y
+
+    calls = _calls(X.shape[0])
+    w = np.random.default_rng(0).standard_normal(X.shape[1])
+    out = {"solvers": {}}
+    check_X_y(X, y)
+    X @ w
+    r = []
+    for _ in range(max(reps, 5)):
+        s1 = _seconds(lambda: X @ w)
+        c = _seconds(check_X_y, X, y)
+        s2 = _seconds(lambda: X @ w)
+        r.append(2 * c / (s1 + s2))
+    out["check_spmv"] = float(np.median(r))
+    for name in solvers:
+        ours, peer, theirs = calls[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours(X, y)
+            theirs(X, y)
+            a, b = [], []
+            for _ in range(reps):
+                a.append(_seconds(ours, X, y))
+                b.append(_seconds(theirs, X, y))
+        ratio = np.array(a) / np.array(b)
+        out["solvers"][name] = {"peer": peer, "ratio": float(np.median(ratio)),
+                                "spread": [float(ratio.min()), float(ratio.max())],
+                                "rlmlib_s": float(np.median(a)), "peer_s": float(np.median(b))}
+    return out
+
+
+def run(rows=50_000, dense_rows=20_000, reps=3, forms=None, solvers=PEERS):
+    """The whole benchmark: {'forms': {form: measure_form(...)}, 'setup': {...}}."""
+    from threadpoolctl import threadpool_limits
+
+    res = {"setup": {"rows": rows, "dense_rows": dense_rows, "n_sparse": 47_236,
+                     "n_dense": 300, "sigma": SIGMA, "epochs": EPOCHS, "reps": reps,
+                     "blas_threads": 1}, "forms": {}, "load": []}
+    with threadpool_limits(1), tempfile.TemporaryDirectory() as tmp:
+        allf = {**sparse_forms(rows, tmp=tmp), **dense_forms(dense_rows)}
+        for form, (X, y) in allf.items():
+            if forms and form not in forms:
+                continue
+            load = os.getloadavg()[0]
+            res["forms"][form] = measure_form(X, y, reps, solvers)
+            res["forms"][form]["load"] = [load, os.getloadavg()[0]]
+            report_form(form, res["forms"][form])
+    return res
+
+
+def report_form(form, r):
+    line = "  ".join(f"{k} {v['ratio']:.2f}" for k, v in r["solvers"].items())
+    print(f"{form:26s} check {r['check_spmv']:.2f} SpMV | {line} | load "
+          f"{r['load'][0]:.1f}-{r['load'][1]:.1f}", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rows", type=int, default=50_000)
+    ap.add_argument("--dense-rows", type=int, default=20_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--record", action="store_true",
+                    help="save to data/recorded/bench_inputs_full.json")
+    a = ap.parse_args(argv)
+    from rlmlib.book import records
+
+    rec = records.start()
+    rec["full"] = a.record
+    print(f"ratios rlmlib / scikit-learn peer (whole calls, median of {a.reps} alternating "
+          f"reps, BLAS on one thread); check_X_y in SpMV units")
+    rec.update(run(a.rows, a.dense_rows, a.reps))
+    return records.save(rec, "bench_inputs_full", what="issue 38 item 2: default calls on "
+                        "input forms against scikit-learn", load_average=os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
