@@ -25,6 +25,9 @@ class Function:
 
 F = Function
 EXERCISES = {
+    "ex-ada-catch-up": [F("adagrad_catch_up", "adaptive", "check_adagrad_catch_up",
+                          ("rlmlib.solvers.adagrad.adagrad_settle",
+                           "rlmlib.solvers.adagrad.adagrad_settle_all"))],
     "ex-scaled-step": [F("scaled_step", "foundations", "check_scaled_step")],
     "ex-pgs-mirror": [F("grad_conjugate", "pegasos", "check_grad_conjugate",
                         ("rlmlib.core.pnorm.grad_conjugate",

@@ -18,6 +18,31 @@ from instructors.exercises import functions, reference
 _FN = {f.name: f for _, f in functions()}
 
 MISTAKES = {
+    "adagrad_catch_up": [
+        ("mixed magnitudes", "raises the rounded factor H / (H + eta sigma) to the power c",
+         """\
+def adagrad_catch_up(w, gamma, c, eta, sigma, delta):
+    h = delta + np.sqrt(gamma)
+    return w * (h / (h + eta * sigma)) ** c
+"""),
+        ("factor", "the explicit factor 1 - eta sigma / H (a plain gradient step)",
+         [("np.exp(-c * np.log1p(eta * sigma / h))", "(1 - eta * sigma / h) ** c")]),
+        ("factor", "forgets the square root of gamma",
+         [("h = delta + np.sqrt(gamma)", "h = delta + gamma")]),
+        ("factor", "forgets delta", [("h = delta + np.sqrt(gamma)", "h = np.sqrt(gamma)")]),
+        ("factor", "shrinks by sigma instead of eta sigma",
+         [("np.log1p(eta * sigma / h)", "np.log1p(sigma / h)")]),
+        ("off-by-one", "one missed step too many", [("-c *", "-(c + 1) *")]),
+        ("sign", "grows instead of shrinking", [("np.exp(-c *", "np.exp(c *")]),
+        ("in-place", "changes w in place", """\
+def adagrad_catch_up(w, gamma, c, eta, sigma, delta):
+    h = delta + np.sqrt(gamma)
+    w *= np.exp(-c * np.log1p(eta * sigma / h))
+    return w
+"""),
+        ("mixed magnitudes", "log(1 + x) instead of log1p(x)",
+         [("np.log1p(eta * sigma / h)", "np.log(1 + eta * sigma / h)")]),
+    ],
     "catch_up": [
         ("order", "lumps the k gradient steps before the k shrinks", """\
 def catch_up(u, c, eta, sigma, k):

@@ -46,7 +46,8 @@ from instructors.mistakes import MISTAKES, source as mistake_source  # noqa: E40
 
 TITLES = {"foundations": "Foundations", "pegasos": "Pegasos and the p-norm PGS",
           "sgdqn": "SGD, SVMSGD2 and SGD-QN", "fiol": "Fully implicit online learning",
-          "precond": "Data preconditioning"}
+          "precond": "Data preconditioning",
+          "adaptive": "Adaptive steps, non-convex objectives and mirror descent"}
 
 NBGRADER_CONFIG = """\
 # nbgrader configuration of the course written by tools/assignments.py

@@ -41,7 +41,9 @@ def adagrad_settle(w, G, last, j, t, eta, sigma, delta):
     c = t - last[j]
     if c > 0:
         h = delta + math.sqrt(G[j])
-        w[j] *= (h / (h + eta * sigma)) ** c
+        # rho^c as exp(-c log1p(eta sigma / h)): a rounded rho raised to a huge c would
+        # carry a relative error of c * 2^-53
+        w[j] *= math.exp(-c * math.log1p(eta * sigma / h))
         last[j] = t
 
 

@@ -75,7 +75,7 @@ def adam_settle(w, v, vmax, pw, last, j, t, eta, sigma, eps, amsgrad):
     c = t - last[j]
     if c > 0:
         h = _metric(v, vmax, pw[1, j], j, eps, amsgrad)
-        w[j] *= (h / (h + eta * sigma)) ** c
+        w[j] *= math.exp(-c * math.log1p(eta * sigma / h))   # rho^c, accurate at large c
         last[j] = t
 
 

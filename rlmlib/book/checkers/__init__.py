@@ -5,6 +5,7 @@ share; DESIGN.md, "Exercise checkers").
 ``AssertionError`` naming the input, the coordinate and the size of the error; it returns a
 short success message otherwise. The expected values are numbers (``expected.json``); the
 reference answers and the hidden grading tests are the instructors' material."""
+from .adaptive import check_adagrad_catch_up
 from .fiol import check_breakpoints, check_logistic_inverse, check_soft, check_sort_step
 from .foundations import check_scaled_step
 from .pegasos import check_ball_conjugate, check_best_k, check_grad_conjugate, pgs_time_model
