@@ -45,8 +45,10 @@ def check_scheduled_step(scheduled_step):
     Examples
     --------
     >>> from rlmlib.book.checkers.sgdqn import check_scheduled_step
+    >>> def leaves_w(w, x, y, t, t0, sigma, skip, count):
+    ...     return w.copy(), count
     >>> try:
-    ...     check_scheduled_step(lambda w, x, y, t, t0, sigma, skip, count: (w.copy(), count))
+    ...     check_scheduled_step(leaves_w)
     ... except AssertionError as e:
     ...     print(str(e).split(" (w=")[0])
     scheduled_step: w_new on input 'a random step, count 3 -> 2'
