@@ -6,8 +6,13 @@ the proofs of the problem sets.
 ``MARKING[label]`` lists ``(points, step)``; the points add up to the written part's points:
 half the exercise's points when it also has code (``assignments.proof_and_code_points``),
 all of them for a proof alone (course.yml's points by difficulty). tests/test_course.py
-checks the sums, that every exercise with a written part and code has a scheme, and lists
-the proof exercises that have none yet.
+checks the sums, that every proof or derivation exercise of the book has a scheme, and that
+the student edition (tree and HTML) holds none of them.
+
+``DEDUCTIONS[label]`` lists ``(points, wrong step)``: common wrong steps and what each costs
+(taken off the steps' points, never below zero for the exercise).
+
+    python -m instructors.marking [PART]   # the schemes as Markdown, for the marker
 """
 
 MARKING = {
@@ -77,4 +82,161 @@ MARKING = {
             "in [beta, 1) and the condition number below 1/beta for every sigma"),
         (3, "beta H + (1 - beta) C = C + sigma I: H^(-1/2) u* is the ridge solution"),
     ],
+    # ------------------------------------------------ Foundations: assumptions
+    "ex-as-lmax-smooth": [
+        (3, "the triangle inequality on the mean of the gradients: L <= (1/m) sum L_i, "
+            "and the mean is at most L_max"),
+        (2, "an example reaching L_max = m L: x_i = e_i (n = m), L_i = 1, C = I/m"),
+    ],
+    "ex-as-logistic-constants": [
+        (2, "l'' = sgm(yz) sgm(-yz) <= 1/4, with equality at z = 0"),
+        (2, "the Hessian at w = 0 has the eigenvalue |x_i|^2/4 + sigma along x_i, so no "
+            "smaller constant works (the difference quotient along eps x_i)"),
+        (1, "where it is attained: at w with <w, x_i> = 0 (w = 0), direction x_i"),
+    ],
+    "ex-as-pl-not-strong": [
+        (2, "F* = 0 and grad F(w) = <a, w> a"),
+        (3, "the PL identity: 1/2 |grad F|^2 = |a|^2 F(w), so mu = |a|^2"),
+        (3, "not strongly convex: F is constant along every v orthogonal to a (n >= 2 "
+            "gives such a v), so no quadratic lower bound with mu > 0"),
+        (2, "the minimizers: the hyperplane <a, w> = 0, not a single point"),
+    ],
+    "ex-as-es-quadratic": [
+        (3, "grad f_i(w) - grad f_i(w*) = A_i e and F(w) - F* = 1/2 e^T H e with "
+            "e = w - w*"),
+        (3, "the condition e^T (mean A_i^2) e <= L e^T H e for all e, and the "
+            "substitution e = H^(-1/2) u: the smallest L is the largest eigenvalue"),
+        (4, "A_i^2 <= L_i A_i <= L_max A_i (eigenvalues of A_i in (0, L_i]), averaged: "
+            "mean A_i^2 <= L_max H, so the eigenvalue is at most L_max"),
+    ],
+    "ex-as-interp-ls": [
+        (2, "grad f_i(w) = (<w, x_i> - y_i) x_i vanishes iff <w, x_i> = y_i (x_i != 0)"),
+        (2, "both directions: a solution of the system makes F = 0, so it is a "
+            "minimizer and interpolates; an interpolating minimizer solves the system"),
+        (1, "sigma > 0: the term sigma w* forces w* = 0 once two rows differ in "
+            "direction, and then grad f_i(0) = -y_i x_i = 0 forces y = 0"),
+    ],
+    "ex-as-variance-squared": [
+        (3, "grad f_i(w) - grad F(w) = D_i w - d_i with D_i = x_i x_i^T - C (the "
+            "regularizer cancels) and d_i = y_i x_i - b"),
+        (3, "the expansion: M = mean D_i^2, c = mean D_i d_i, v = mean |d_i|^2"),
+        (2, "M is a mean of positive semidefinite D_i^2, zero iff every D_i = 0, i.e. "
+            "all x_i x_i^T equal"),
+        (2, "no uniform bound: with Mu != 0, the variance at w = t u grows like "
+            "t^2 u^T M u"),
+    ],
+    # ------------------------------------------------ Foundations: SGD, order
+    "ex-sc-distance": [
+        (3, "strong convexity at w* with 0 in the subdifferential: "
+            "F(w) - F* >= mu/2 |w - w*|^2"),
+        (2, "with lem-gap-bound, |w - w*| <= |grad F(w)|_* / mu"),
+    ],
+    "ex-squared-stable": [
+        (3, "the new residual e (1 - eta |x_i|^2) from w+ = w - eta e x_i"),
+        (3, "|e| shrinks iff |1 - eta |x_i|^2| < 1, i.e. 0 < eta |x_i|^2 < 2 (both "
+            "ends)"),
+        (2, "eta_0 = 1/max |x_i|^2: every early step stable, with a factor 2 margin"),
+        (2, "its price: t_0 = max |x_i|^2 / sigma is large, the step hardly decays and "
+            "the scale s_T of lem-scaled-vector stays near 1"),
+    ],
+    "ex-ogd-regret": [
+        (3, "the expansion of |w_{t+1} - u|^2 solved for <g_t, w_t - u>"),
+        (3, "strong convexity: c_t(w_t) - c_t(u) <= <g_t, w_t - u> - sigma/2 "
+            "|w_t - u|^2"),
+        (5, "the telescoping sum: the coefficient 1/(2 eta_t) - 1/(2 eta_{t-1}) - "
+            "sigma/2 of |w_t - u|^2 is 0 for t >= 2 and for t = 1, the last term <= 0"),
+        (4, "what remains, sum eta_t G^2 / 2 = (G^2 / (2 sigma)) sum 1/t <= "
+            "G^2 (1 + ln T) / (2 sigma)"),
+    ],
+    "ex-online-to-batch": [
+        (4, "(a) m = 2 with a permutation: i_2 is determined by i_1, so "
+            "E[c_2(w_2) | i_1] is one example's loss, with a concrete pair where the "
+            "two losses differ at w_2"),
+        (3, "(b) a permutation visits every i once: the epoch's losses at a fixed w sum "
+            "to m (F(w) - sigma/2 |w|^2)"),
+        (3, "why it does not rescue the argument: the regret is about c_t(w_t) with a "
+            "different w_t each step, and w_t depends on the examples already used"),
+    ],
+    "ex-order-fpc": [
+        (3, "the ratio (m - k)/(m - 1) <= 1 for k >= 1, equality only at k = 1"),
+        (2, "half at k = (m + 1)/2 (m odd; half way through an epoch)"),
+    ],
 }
+
+DEDUCTIONS = {
+    "ex-as-lmax-smooth": [
+        (2, "an example with sigma > 0 or with repeated rows (then L_max = L, not m L)"),
+    ],
+    "ex-as-logistic-constants": [
+        (2, "an upper bound only (l'' <= 1/4) without showing that no smaller constant "
+            "works"),
+    ],
+    "ex-as-pl-not-strong": [
+        (3, "'not strongly convex because the Hessian a a^T is singular' without a "
+            "direction along which F is flat (n >= 2 is where it is used)"),
+        (2, "the minimizer taken to be w = 0 only"),
+    ],
+    "ex-as-es-quadratic": [
+        (3, "bounding A_i^2 by L_max^2 I (gives L_max^2 / mu, not L_max)"),
+        (2, "taking the largest eigenvalue of mean A_i^2 itself (no H^(-1/2) scaling)"),
+    ],
+    "ex-as-interp-ls": [
+        (2, "only one direction of the equivalence"),
+    ],
+    "ex-as-variance-squared": [
+        (3, "forgetting that grad F(w) also depends on w (D_i = x_i x_i^T, not "
+            "x_i x_i^T - C)"),
+        (2, "'M = 0 iff all x_i equal' (x_i and -x_i give the same x_i x_i^T)"),
+    ],
+    "ex-sc-distance": [
+        (2, "using F(w) >= F* + <grad F(w*), w - w*> + ... without 0 in the "
+            "subdifferential at w* (F need not be differentiable)"),
+    ],
+    "ex-squared-stable": [
+        (2, "only the condition eta |x_i|^2 < 2 (the lower end 0 < eta missing)"),
+        (2, "the residual of the other examples instead of example i's"),
+    ],
+    "ex-ogd-regret": [
+        (4, "a telescoping without the strong-convexity term (it leaves "
+            "sigma/2 sum |w_t - u|^2 that does not cancel, or a bound in sqrt(T))"),
+        (3, "sum 1/t bounded by ln T (false at T = 1)"),
+        (2, "dropping the last term -|w_{T+1} - u|^2 / (2 eta_T) without its sign"),
+    ],
+    "ex-online-to-batch": [
+        (3, "an 'example' where the two losses coincide at w_2 (no difference shown)"),
+        (3, "(b) concluding that the expectation argument holds epoch by epoch"),
+    ],
+    "ex-order-fpc": [
+        (2, "the ratio inverted ((m - 1)/(m - k))"),
+    ],
+}
+
+
+def scheme_markdown(label: str, total: int | None = None) -> str:
+    """One exercise's scheme and deductions as a Markdown list."""
+    steps = MARKING[label]
+    head = f"### `{label}` ({total if total is not None else sum(p for p, _ in steps)} " \
+        "points)\n"
+    lines = [f"- {pts} points: {step}" for pts, step in steps]
+    lines += [f"- minus {pts}: {wrong}" for pts, wrong in DEDUCTIONS.get(label, [])]
+    return head + "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    """Print the schemes of every exercise (or of one part of the book) as Markdown."""
+    import sys
+    from pathlib import Path
+
+    argv = sys.argv[1:] if argv is None else argv
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import course
+
+    for e in course.exercises():
+        if e.label in MARKING and (not argv or argv[0].lower() in e.page.lower()
+                                   or argv[0].lower() in e.part.lower()):
+            print(f"{e.page}: {e.stars} {e.kind}")
+            print(scheme_markdown(e.label))
+
+
+if __name__ == "__main__":
+    main()
