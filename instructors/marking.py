@@ -161,6 +161,71 @@ MARKING = {
         (3, "the ratio (m - k)/(m - 1) <= 1 for k >= 1, equality only at k = 1"),
         (2, "half at k = (m + 1)/2 (m odd; half way through an epoch)"),
     ],
+    # ------------------------------------------------ Theory
+    "ex-rate-fixed-horizon": [
+        (2, "the summation by parts with a constant step: D^2/(2 eta) + eta G^2 T/2"),
+        (2, "the minimizing step eta = D/(G sqrt T) and the bound D G sqrt T"),
+        (1, "two thirds of 3/2 D G sqrt T: the price of not knowing T"),
+    ],
+    "ex-rate-uniform-proof": [
+        (3, "each c_t is sigma-strongly convex with steps 1/(sigma t): the regret bound "
+            "of ex-ogd-regret at u = w*, G^2 (1 + ln T)/(2 sigma), surely"),
+        (4, "independence of i_t and w_t: E c_t(w_t) = E F(w_t) and E c_t(w*) = F*"),
+        (2, "divide by T and apply Jensen to the uniform average"),
+        (1, "with a permutation per epoch the first equality fails"),
+    ],
+    "ex-rate-nonconvex-decreasing": [
+        (4, "the one-step descent inequality with eta_t <= 1/L: eta_t/2 E|grad F(w_t)|^2 "
+            "<= E F(w_t) - E F(w_{t+1}) + L eta_t^2 V/2"),
+        (4, "the sum: telescoping to 2(F(w_1) - F_inf) and eta_0^2 sum 1/t <= "
+            "eta_0^2 (1 + ln T)"),
+        (4, "the minimum is at most the eta-weighted mean, and sum eta_t >= "
+            "eta_0 sqrt T"),
+        (3, "the bound (2(F(w_1) - F_inf) + L V eta_0^2 (1 + ln T))/(eta_0 sqrt T) = "
+            "O(log T / sqrt T)"),
+    ],
+    "ex-avg-radius": [
+        (2, "the recursion a_{t+1} = (1 - eta mu)^2 a_t + eta^2 nu^2, with equality "
+            "(the cross term has mean 0)"),
+        (2, "its limit eta nu^2 / (mu (2 - eta mu)), stable for eta < 2/mu, and "
+            "E F = mu/2 of it"),
+        (1, "the comparison: the variance term of the noise ball attained; the floor "
+            "up to the factor 2/(2 - eta mu) = 1 + O(eta)"),
+    ],
+    "ex-avg-pr-1d": [
+        (3, "w_t written as the bias plus a weighted sum of the noise"),
+        (3, "the coefficient of xi_q in the average: -eta sum (1 - eta H)^j -> -1/H, "
+            "so Var(bar w_T) ~ C/(H^2 T)"),
+        (2, "E F(bar w_T) ~ C/(2 H T), the bias being O(1/T^2)"),
+        (2, "the role of gamma < 1: for a quadratic a constant step is already optimal; "
+            "gamma > 1/2 is what non-quadratic F needs"),
+    ],
+    "ex-mb-critical": [
+        (3, "the variance term with a batch, eta V/(k mu (2 - eta mu)), at the step "
+            "eta = eps k mu / V"),
+        (3, "the bias (1 - eta mu)^(2T) a_0 <= exp(-2 eta mu T) a_0 below eps/2 after "
+            "ln(2 a_0/eps)/(2 eta mu) steps, with eta = min(1/L, eps k mu/V)"),
+        (2, "k* = V/(mu L eps) where the two limits meet; the noise-to-signal ratio"),
+        (2, "the number for breast_cancer at eps = 1e-4 (about 1.5e5, above m)"),
+    ],
+    "ex-lb-constant": [
+        (3, "the bound written as (D/4) delta (1 - c delta) with c = sqrt(3T/2)"),
+        (4, "the maximizer delta = 1/(2c) = 1/sqrt(6T) (within delta <= 1/2)"),
+        (3, "the value (D/16) sqrt(2/(3T)): the same constant 1/(8 sqrt 6), the page's "
+            "delta is the optimum"),
+    ],
+    "ex-lb-dimension": [
+        (3, "the oracle: a random coordinate j, g = -G xi_j e_j, so E g is the gradient "
+            "of F_b(w) = -(G delta/n) <b, w>, minimized at rho b"),
+        (3, "the gap is at least (G delta rho/n) times the number of wrong signs"),
+        (4, "per coordinate about T/n observations: delta^2 = n/(6T) keeps the KL at "
+            "1/2 (needs delta <= 1/2, n <= 3T/2), each sign wrong with probability "
+            ">= 1/4"),
+        (3, "Assouad: n/4 wrong signs in expectation for some b, so the gap is >= "
+            "D G/(8 sqrt(6T))"),
+        (2, "why n cancels: more unknown signs, fewer observations each, smaller cost "
+            "per wrong sign"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -208,6 +273,36 @@ DEDUCTIONS = {
     ],
     "ex-order-fpc": [
         (2, "the ratio inverted ((m - 1)/(m - k))"),
+    ],
+    "ex-rate-fixed-horizon": [
+        (2, "a step eta depending on t kept inside the sum (not a constant step)"),
+    ],
+    "ex-rate-uniform-proof": [
+        (4, "taking expectations without saying where the independence of i_t and w_t "
+            "is used (E c_t(w_t) = E F(w_t) asserted)"),
+        (2, "Jensen applied in the wrong direction (F of the average >= the average)"),
+    ],
+    "ex-rate-nonconvex-decreasing": [
+        (4, "a last-iterate claim (only the minimum or a random iterate is bounded)"),
+        (3, "sum eta_t bounded by eta_0 sqrt T from above instead of below"),
+    ],
+    "ex-avg-radius": [
+        (2, "the cross term kept or the noise's mean not used"),
+    ],
+    "ex-avg-pr-1d": [
+        (4, "the variance of the average taken as the average of the variances "
+            "(gives eta C, not C/(H^2 T))"),
+    ],
+    "ex-mb-critical": [
+        (3, "the batch dividing the bias instead of the variance"),
+        (2, "k* without the stability limit 1/L"),
+    ],
+    "ex-lb-constant": [
+        (3, "optimizing without the constraint delta <= 1/2 or a maximizer outside it"),
+    ],
+    "ex-lb-dimension": [
+        (4, "each coordinate observed T times (not T/n): a bound that grows with n"),
+        (3, "a union bound over coordinates instead of the sum of Assouad's lemma"),
     ],
 }
 
