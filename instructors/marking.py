@@ -226,6 +226,70 @@ MARKING = {
         (2, "why n cancels: more unknown signs, fewer observations each, smaller cost "
             "per wrong sign"),
     ],
+    # ------------------------------------------------ Variance reduction
+    "ex-vr-floor": [
+        (2, "the recursion E w_{t+1}^2 = (1 - eta)^2 E w_t^2 + eta^2 nu^2 and its fixed "
+            "point eta nu^2/(2 - eta)"),
+        (2, "against thm-vr-floor: a factor 8/eta >= 16 above eta^2 nu^2/16, of order "
+            "eta where the theorem's is eta^2"),
+        (1, "the bound 2 eta nu^2/mu has the right order (a quarter to a third of it)"),
+    ],
+    "ex-vr-svrg-inner": [
+        (3, "rho at eta = 1/(10 L_max): 12.5 kappa/m_in + 0.25"),
+        (3, "rho <= 1/2 iff m_in >= 50 kappa"),
+        (2, "a stage costs 1 + 50 kappa/m passes and halves the error"),
+        (2, "51 log2(1/eps) passes at kappa = m, 1.5 log2(1/eps) at kappa = m/100"),
+    ],
+    "ex-vr-saga-constant": [
+        (4, "the J and F - F* terms: (2 + b) eta^2 2 L_max <= 2 eta, i.e. b <= a - 2"),
+        (4, "the H coefficient c (1 - (b - 2)/(b m)): needs b > 2"),
+        (3, "the rate 1 - min(1/(a kappa), (b - 2)/(b m)), best at b = a - 2, "
+            "needing a > 4"),
+        (4, "kappa >> m: a down towards 4, the rate tends to 1/(4 kappa); the theorem's "
+            "a = 5, b = 3 and where its two terms meet"),
+    ],
+    # ------------------------------------------------ Momentum: deterministic
+    "ex-mom-three-sequences": [
+        (2, "alpha/mu = 1/(alpha L) and grad F(y_t)/L = y_t - w_{t+1} in the z step"),
+        (2, "z_t from the definition of y_t, substituted: the y_t terms cancel, "
+            "z_{t+1} = (w_{t+1} - (1 - alpha) w_t)/alpha"),
+        (1, "y_{t+1} from (1 + alpha) y_{t+1} = w_{t+1} + alpha z_{t+1}, and the start "
+            "y_0 = w_0"),
+    ],
+    "ex-mom-gd-step": [
+        (2, "the factor max(|1 - eta mu|, |1 - eta L|), smallest where they are equal"),
+        (2, "eta = 2/(L + mu), factor (Q - 1)/(Q + 1)"),
+        (1, "about Q/2 iterations per factor e, half of the step 1/L's Q"),
+    ],
+    "ex-mom-hb-params": [
+        (2, "convergence for every start iff both roots of z^2 - (1 + beta - eta "
+            "lambda) z + beta are in the open unit disc, for every lambda"),
+        (4, "the conditions |beta| < 1, p(1) > 0, p(-1) > 0, with a proof or a cited "
+            "criterion (Jury; complex roots have modulus sqrt beta)"),
+        (2, "p(1) = eta lambda > 0 and p(-1) = 2(1 + beta) - eta lambda > 0"),
+        (2, "the step limit 2(1 + beta)/L < 4/L, twice gradient descent's 2/L"),
+    ],
+    "ex-mom-lyapunov-variant": [
+        (4, "the |g|^2 terms: -1/(2L) + alpha^2/(2 mu) = (c^2 - 1)/(2L) <= 0, dropped"),
+        (3, "every other step unchanged (it used only the definitions and convexity)"),
+        (3, "the factor 1 - c/sqrt Q per iteration; c > 1 breaks the argument"),
+    ],
+    "ex-mom-chebyshev-t": [
+        (3, "T_t(x_0) = (rho^(-t) + rho^t)/2 with 0 < rho < 1"),
+        (3, "both bounds: T_t >= rho^(-t)/2 and rho^(-t) + rho^t <= 2 rho^(-t)"),
+        (4, "the worst quadratic: the error after t steps is at least 1/T_t(x_0) >= "
+            "rho^t times the initial one, so t >= log(1/eps)/log(1/rho)"),
+    ],
+    "ex-mom-lrp": [
+        (3, "a heavy-ball step on a piece F'(x) = a x + c: x_{t+1} = (1 + beta - eta a) "
+            "x_t - beta x_{t-1} - eta c"),
+        (4, "the pieces the printed cycle visits and the 3x3 linear system of a "
+            "periodic orbit, solved"),
+        (2, "each point lies in the piece assumed: the orbit is genuine"),
+        (3, "the product of the linear parts, M_25^3, eigenvalues of modulus 8/27"),
+        (3, "why that certifies no convergence to the minimizer: the contraction "
+            "attracts to the composed affine map's fixed point, the cycle"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -303,6 +367,38 @@ DEDUCTIONS = {
     "ex-lb-dimension": [
         (4, "each coordinate observed T times (not T/n): a bound that grows with n"),
         (3, "a union bound over coordinates instead of the sum of Assouad's lemma"),
+    ],
+    "ex-vr-floor": [
+        (2, "the cross term eta (1 - eta) E[w_t b_i] kept as non-zero"),
+    ],
+    "ex-vr-svrg-inner": [
+        (2, "the stage's full gradient pass left out of the cost"),
+    ],
+    "ex-vr-saga-constant": [
+        (4, "the conditions stated without the coefficient of the H (table) term"),
+        (3, "a choice of a, b that violates b > 2 or a > 4"),
+    ],
+    "ex-mom-three-sequences": [
+        (2, "alpha^2 = mu/L not used (the y_t terms left)"),
+    ],
+    "ex-mom-gd-step": [
+        (2, "the factor of the step 1/L used for the comparison of 2/(L + mu)"),
+    ],
+    "ex-mom-hb-params": [
+        (3, "only the real-root case treated"),
+        (2, "the condition checked at lambda = L only"),
+    ],
+    "ex-mom-lyapunov-variant": [
+        (3, "claiming the rate 1 - 1/sqrt Q still holds"),
+    ],
+    "ex-mom-chebyshev-t": [
+        (3, "an upper bound on the error of one method taken for a lower bound on "
+            "every method"),
+    ],
+    "ex-mom-lrp": [
+        (4, "a cycle checked numerically only (the iterates printed), not solved as a "
+            "periodic orbit"),
+        (3, "the eigenvalues' modulus below 1 read as a proof of convergence to w*"),
     ],
 }
 
