@@ -290,6 +290,67 @@ MARKING = {
         (3, "why that certifies no convergence to the minimizer: the contraction "
             "attracts to the composed affine map's fixed point, the cycle"),
     ],
+    # ------------------------------------------------ Momentum: stochastic, accelerated VR
+    "ex-mom-rescaled-nesterov": [
+        (2, "w_{t+1} - w_t = -eta (1 + beta) g_t - eta beta^2 v_t from the two lines"),
+        (3, "v_t eliminated with the previous step, -eta beta v_t = w_t - w_{t-1} + "
+            "eta g_{t-1}: the three-term recursion"),
+        (3, "u_{t+1} - u_t written with the bracket (w_{t+1} - w_t) - beta (w_t - "
+            "w_{t-1}) = -eta (1 + beta) g_t + eta beta g_{t-1}"),
+        (2, "the g_{t-1} terms cancel: u_{t+1} - u_t = -eta/(1 - beta) g_t"),
+    ],
+    "ex-mom-floor-limit": [
+        (3, "at fixed gamma (eta = gamma (1 - beta)) the floor tends to "
+            "gamma nu^2/(2h), SGD's floor for the step gamma"),
+        (1, "at fixed eta the factor (1 + beta)/(1 - beta) diverges"),
+        (1, "the squares of the figure are the fixed-gamma case"),
+    ],
+    "ex-mom-mean-dynamics": [
+        (3, "the squared loss's gradient is affine in w: E[grad f_j(w_t) | w_t] = "
+            "H w_t - b"),
+        (3, "the expectation of the heavy-ball step (j_t independent of w_t, w_{t-1}): "
+            "deterministic heavy ball on F for the means"),
+        (2, "the error's linear recursion and its factor, the spectral radius of the "
+            "M_lambda"),
+        (2, "the failures: the logistic gradient is not affine; without replacement the "
+            "draw depends on the past"),
+    ],
+    "ex-mom-nesterov-matrix": [
+        (2, "the two rows: v' = beta v + sigma w and w' = (1 - eta sigma (1 + beta)) w "
+            "- eta beta^2 v"),
+        (2, "the determinants beta (1 - eta sigma) and beta"),
+        (1, "the determinant is the product of the roots: complex roots have modulus "
+            "sqrt(det), the slowest decay of an untouched coordinate"),
+    ],
+    "ex-mom-catalyst-prox": [
+        (3, "the proximal problem written out and its gradient set to zero"),
+        (2, "w (1 + eta sigma + eta tau) = u + eta tau y"),
+    ],
+    "ex-mom-ratio": [
+        (3, "kappa <= m: numerator <= 2m, denominator >= m"),
+        (2, "kappa >= m: numerator >= kappa, denominator <= 2 sqrt(m kappa)"),
+    ],
+    "ex-mom-catalyst-tau": [
+        (3, "sqrt q = sqrt(m/(c kappa)): the outer count grows like sqrt c"),
+        (3, "the subproblem's condition number about m/c + 1: SAGA's cost per factor "
+            "O(m) for every c >= 1"),
+        (2, "the bound prefers c of order one"),
+        (2, "why 10: measured with a fixed inner budget of one pass, which the "
+            "worst-case count (each subproblem solved to its accuracy) does not see"),
+    ],
+    "ex-mom-katyusha-lb": [
+        (4, "kappa <= m: m + kappa <= 2 (m + sqrt(m kappa)), within 2C of the lower "
+            "bound"),
+        (4, "not for all kappa: at kappa = m^3 the ratio is at least m/2, unbounded"),
+        (4, "accelerated full gradients: Q >= kappa/m (L >= L_max/m), so m sqrt Q >= "
+            "sqrt(m kappa), never better than Catalyst beyond a logarithm"),
+        (3, "Q = kappa >= m: m sqrt kappa = sqrt m sqrt(m kappa), worse by sqrt m"),
+    ],
+    "ex-mom-sparse-catalyst": [
+        (3, "the outer step's dense work: bringing coordinates up to date, y_{t+1}, "
+            "shifting h, O(n) operations"),
+        (2, "a pass is O(m d), so O(n/(m d)) <= O(1) passes per outer iteration"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -399,6 +460,35 @@ DEDUCTIONS = {
         (4, "a cycle checked numerically only (the iterates printed), not solved as a "
             "periodic orbit"),
         (3, "the eigenvalues' modulus below 1 read as a proof of convergence to w*"),
+    ],
+    "ex-mom-rescaled-nesterov": [
+        (3, "the heavy-ball u_t (without the g_{t-1} term) claimed to work for Nesterov"),
+        (2, "the sign of the g_{t-1} term wrong: the g_{t-1} terms then do not cancel"),
+    ],
+    "ex-mom-floor-limit": [
+        (2, "the two limits exchanged"),
+    ],
+    "ex-mom-mean-dynamics": [
+        (3, "E grad f(w_t) = grad F(E w_t) asserted for any loss"),
+    ],
+    "ex-mom-nesterov-matrix": [
+        (2, "the data term of the gradient kept for a coordinate outside the row"),
+    ],
+    "ex-mom-catalyst-prox": [
+        (2, "the proximal step's 1/(2 eta) |w - u|^2 taken without 1/eta"),
+    ],
+    "ex-mom-ratio": [
+        (2, "one inequality checked at kappa = m only"),
+    ],
+    "ex-mom-catalyst-tau": [
+        (3, "the outer count taken to fall with c"),
+    ],
+    "ex-mom-katyusha-lb": [
+        (4, "optimality for all kappa claimed from the kappa <= m case"),
+        (2, "Q and kappa taken as equal in general"),
+    ],
+    "ex-mom-sparse-catalyst": [
+        (2, "the overhead counted as a full pass of O(m d) per outer iteration"),
     ],
 }
 
