@@ -351,6 +351,78 @@ MARKING = {
             "shifting h, O(n) operations"),
         (2, "a pass is O(m d), so O(n/(m d)) <= O(1) passes per outer iteration"),
     ],
+    # ------------------------------------------------ Adaptive methods
+    "ex-ada-sum-root": [
+        (3, "the induction step 2 sqrt(L_{T-1}) + a_T/sqrt(L_T) <= 2 sqrt(L_T), "
+            "equivalent to 2 sqrt(L_T L_{T-1}) <= L_T + L_{T-1} (AM-GM)"),
+        (2, "the constant 2 is sharp: a_t = 1, sum 1/sqrt t >= 2 sqrt(T + 1) - 2, ratio "
+            "to sqrt T -> 2"),
+    ],
+    "ex-ada-full": [
+        (2, "the regret split into the distance sum and the gradient sum, as in "
+            "thm-adagrad-regret"),
+        (4, "the distance sum: H_t >= H_{t-1} (the root is operator monotone), "
+            "|w_t - u|^2 in H_t - H_{t-1} <= D_2^2 tr(H_t - H_{t-1}), telescoping to "
+            "D_2^2 tr(H_T) = D_2^2 (delta n + tr S_T^(1/2))"),
+        (4, "the gradient sum: H_t^(-1) <= S_t^(-1/2) and sum g^T S_t^(-1/2) g <= "
+            "2 tr S_T^(1/2), giving eta tr S_T^(1/2)"),
+    ],
+    "ex-ada-lazy": [
+        (2, "g_j = 0 leaves Gamma_j and H_j unchanged: each step multiplies w_j by "
+            "H_j/(H_j + eta sigma)"),
+        (2, "Adam: M_j and V_j by beta_1^c and beta_2^c in O(1)"),
+        (1, "w_j: a sum of c different terms (bias corrections and epsilon), no closed "
+            "form"),
+    ],
+    "ex-ada-reddi": [
+        (3, "after g = C: V_1 >= C^4/(1 + C^2), the left step <= alpha sqrt(1 + C^2)/C"),
+        (3, "after the two -1's: V_2 < 2 and V_3 < 1 + 2/(1 + C^2), the right steps "
+            "> alpha/sqrt 2 and alpha/sqrt(1 + 2/(1 + C^2))"),
+        (4, "the comparison for C >= 2 (or any explicit threshold): a net drift to the "
+            "right every three steps"),
+    ],
+    "ex-nc-strong-pl": [
+        (3, "strong convexity minimized over both sides: F* >= F(w) - "
+            "|grad F(w)|^2/(2 mu), which is PL with the same mu"),
+        (2, "x^2 + 3 sin^2 x: f'' = 2 + 6 cos 2x < 0 near pi/2 (not convex), PL by "
+            "Karimi-Nutini-Schmidt, only stationary point 0"),
+    ],
+    "ex-nc-random-iterate": [
+        (4, "E|grad F(w_tau)|^2 = sum q^(-(t+1)) r_t / W with W the sum of the weights"),
+        (4, "this weighted mean is exactly what the proof bounds before taking the "
+            "minimum"),
+        (2, "the expectation over tau taken conditionally on the run (tau independent "
+            "of the iterates)"),
+    ],
+    "ex-nc-pl-ls": [
+        (2, "every gradient X^T(Xw - y)/m lies in the row space: so do the iterates "
+            "from w_0 = 0"),
+        (3, "the descent lemma with step 1/lambda_max"),
+        (3, "PL with lambda_min^+ on the row space: the factor "
+            "1 - lambda_min^+/lambda_max"),
+        (2, "the minimizer in the row space is the minimum-norm solution"),
+    ],
+    "ex-nc-separable": [
+        (4, "a separating direction u: <-grad F(w), u> > 0, so no stationary point; GD "
+            "with eta <= 2/L decreases F to inf F = 0"),
+        (4, "|grad F| <= R F for the logistic loss (|l'| <= l)"),
+        (4, "the lower bound F(w_{t+1}) >= F(w_t) - eta |grad F(w_t)|^2 >= "
+            "F(w_t)(1 - eta R^2 F(w_t)), so 1/F grows at most linearly"),
+        (3, "F(w_t) >= c/t: no linear rate, hence no PL (PL would give one)"),
+    ],
+    "ex-md-three-point": [
+        (2, "the three divergences written out: the psi terms cancel"),
+        (3, "the inner products combined into <grad psi(w_t) - grad psi(w_{t+1}), "
+            "u - w_{t+1}>"),
+    ],
+    "ex-md-entropy": [
+        (3, "the step from the Lagrangian on the simplex: w_{t+1,j} proportional to "
+            "w_{t,j} exp(-eta g_{t,j})"),
+        (2, "B(u, w_1) = KL(u || uniform) <= log n"),
+        (3, "regret <= log n/eta + eta T G_inf^2/2 (the dual norm of |.|_1), minimized: "
+            "sqrt(2 T log n) G_inf"),
+        (2, "the Euclidean bound O(sqrt(n T)) for dense g_t against O(sqrt(T log n))"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -489,6 +561,40 @@ DEDUCTIONS = {
     ],
     "ex-mom-sparse-catalyst": [
         (2, "the overhead counted as a full pass of O(m d) per outer iteration"),
+    ],
+    "ex-ada-sum-root": [
+        (2, "an example with a constant below 2 (it does not show sharpness)"),
+    ],
+    "ex-ada-full": [
+        (3, "H_t - H_{t-1} assumed positive semidefinite without operator monotonicity"),
+        (2, "the diagonal AdaGrad bound with |.|_inf copied instead of D_2"),
+    ],
+    "ex-ada-lazy": [
+        (2, "claiming Adam's w_j has a closed form"),
+    ],
+    "ex-ada-reddi": [
+        (3, "the bound on V_1 from above instead of below (the left step needs a lower "
+            "bound on V_1)"),
+    ],
+    "ex-nc-strong-pl": [
+        (2, "a PL example that is convex"),
+    ],
+    "ex-nc-random-iterate": [
+        (4, "tau drawn uniformly (the weights of the bound are not uniform)"),
+    ],
+    "ex-nc-pl-ls": [
+        (3, "using lambda_min (0 when X is rank-deficient) instead of lambda_min^+"),
+    ],
+    "ex-nc-separable": [
+        (4, "the descent lemma (an upper bound on F(w_{t+1})) used for the lower bound"),
+        (3, "a minimizer w* assumed to exist"),
+    ],
+    "ex-md-three-point": [
+        (2, "the sign of one divergence wrong"),
+    ],
+    "ex-md-entropy": [
+        (3, "the Euclidean norm's constants used with the entropy (no Pinsker, "
+            "|g|_2 instead of |g|_inf)"),
     ],
 }
 
