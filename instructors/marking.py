@@ -14,6 +14,7 @@ the student edition (tree and HTML) holds none of them.
 
     python -m instructors.marking [PART]   # the schemes as Markdown, for the marker
 """
+import re
 
 MARKING = {
     # ------------------------------------------------ written parts of code exercises
@@ -569,6 +570,45 @@ MARKING = {
         (2, "what would make it pay widely: E_0 >> E_1 (a worse-conditioned plain "
             "problem with small chi gamma), a cheaper build or t_1/t_0 near 1"),
     ],
+    # ------------------------------------------------ Implementation
+    "ex-ridge-kappa": [
+        (2, "X^T X/m and sigma I commute: H has the eigenvalues c_1 + sigma, "
+            "c_2 + sigma, so kappa = (c_1 + sigma)/(c_2 + sigma)"),
+        (2, "the derivative (c_2 - c_1)/(c_2 + sigma)^2 < 0 when c_1 > c_2"),
+        (1, "the numerical check against np.linalg.cond"),
+    ],
+    "ex-bench-bytes": [
+        (2, "(a) 12 bytes per non-zero (8 for the value, 4 for the index) plus indptr; "
+            "the gathers of w_j hit the cache"),
+        (2, "(b) the update rereads the bytes the dot product just brought into the "
+            "cache and writes v_j, which is cached: the same memory traffic"),
+        (1, "two reasons the epoch is slower: dependent loops (the update needs "
+            "l'(<v, x_i>)), the per-row derivative, branch and rescaling, the checks"),
+    ],
+    "ex-bench-pegasos-scale": [
+        (3, "(a) s_2 = (1 - 1/1) s_1 = 0 and w_2 = -l'(<w_1, x>) x/sigma"),
+        (3, "(b) s_T = product of (t - 1)/t for t = 2 .. T - 1, telescoping to "
+            "1/(T - 1)"),
+        (2, "(c) the fold once T > 1e9 + 1"),
+        (2, "(c) underflow below 2^-1022 only after about 4e307 steps: never"),
+    ],
+    "ex-cluster-serial": [
+        (4, "(a) a task's result is a function of its arguments alone (same data and "
+            "fixed, its own grid point, the stream created from the seed inside the "
+            "call)"),
+        (2, "(a) results placed by grid point, not by arrival; a rerun computes the same "
+            "function"),
+        (4, "(b) a generator created once per process (module level or global seed): "
+            "the result depends on the runs the worker did before, differs with the "
+            "number of workers and after a restart"),
+    ],
+    "ex-cluster-amdahl": [
+        (3, "(a) the wall time c + ceil(N/W)(tau + o)"),
+        (4, "(b) ceil(N/W) >= 1: at least c + tau + o, reached for W >= N; the "
+            "one-worker time c + N(tau + o), hence the bound"),
+        (3, "(c) the overhead fraction o/(tau + o) with the measured o, and grouping "
+            "runs per task when it is large"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -808,17 +848,99 @@ DEDUCTIONS = {
     "ex-pre-exp-breakeven": [
         (3, "the build time left out of the comparison"),
     ],
+    "ex-ridge-kappa": [
+        (2, "kappa as a ratio of the eigenvalues of X^T X/m without the shift sigma"),
+    ],
+    "ex-bench-bytes": [
+        (2, "the gathers of w_j counted as memory traffic although w fits the cache"),
+    ],
+    "ex-bench-pegasos-scale": [
+        (3, "dividing by s_2 = 0 (the first step treated like the others)"),
+    ],
+    "ex-cluster-serial": [
+        (3, "(a) argued from the order of completion instead of from the task being a "
+            "function of its arguments"),
+    ],
+    "ex-cluster-amdahl": [
+        (2, "N/W without the ceiling (a speed-up growing past W = N)"),
+    ],
+    # ------------------------------------------------ the schemes written before
+    "ex-vr-sqhinge": [
+        (1, "the conjugate without the constraint beta >= 0 (no projection)"),
+    ],
+    "ex-vr-gap": [
+        (2, "the gap's sign asserted without weak duality"),
+        (1, "only one direction of 'zero gap iff optimal'"),
+    ],
+    "ex-pgs-ball": [
+        (2, "Lipschitz claimed from the bound on the gradient of one branch only"),
+    ],
+    "ex-pgs-best-k": [
+        (2, "k* rounded to the nearest integer without comparing floor and ceil"),
+    ],
+    "ex-qn-skip": [
+        (1, "skip allowed below 1 or not an integer"),
+    ],
+    "ex-qn-ratio": [
+        (2, "the limit taken without the case x_i = 0"),
+    ],
+    "ex-qn-rate": [
+        (2, "one regime only (the 2c < 1 case missing)"),
+    ],
+    "ex-fiol-logistic-inverse": [
+        (1, "a closed form that cancels near an end of the domain"),
+    ],
+    "ex-pre-gamma": [
+        (1, "the form c/(c + ratio) kept where it underflows or cancels"),
+    ],
+    "ex-mb-without": [
+        (4, "treating the draws as independent (the with-replacement variance)"),
+        (2, "the bias at k = 1 not zero"),
+    ],
+    "ex-pre-equivalence": [
+        (3, "a condition number bound that depends on sigma"),
+        (2, "the eigenvalues of C_hat taken in [0, 1] (1 is not attained)"),
+    ],
 }
 
 
-def scheme_markdown(label: str, total: int | None = None) -> str:
-    """One exercise's scheme and deductions as a Markdown list."""
+def _escape(text: str) -> str:
+    """Plain-text maths (w_{t+1}, |g|^2, <w, x>) as literal Markdown."""
+    return re.sub(r"([\\`*_{}\[\]<>|#$])", r"\\\1", text)
+
+
+def scheme_markdown(label: str, head: str = "", escape: bool = False) -> str:
+    """One exercise's scheme and deductions as a Markdown list, under the line `head`
+    (by default the label and the points); `escape` for a page that renders it."""
     steps = MARKING[label]
-    head = f"### `{label}` ({total if total is not None else sum(p for p, _ in steps)} " \
-        "points)\n"
-    lines = [f"- {pts} points: {step}" for pts, step in steps]
-    lines += [f"- minus {pts}: {wrong}" for pts, wrong in DEDUCTIONS.get(label, [])]
-    return head + "\n".join(lines) + "\n"
+    esc = _escape if escape else str
+    head = head or f"`{label}` ({sum(p for p, _ in steps)} points)"
+    lines = [f"- {pts} point{'s' * (pts != 1)}: {esc(step)}" for pts, step in steps]
+    lines += [f"- wrong step, minus {pts}: {esc(wrong)}"
+              for pts, wrong in DEDUCTIONS.get(label, [])]
+    return head + "\n\n" + "\n".join(lines) + "\n"
+
+
+def schemes_markdown(root=None) -> str:
+    """Every scheme, in the order of the book, each under a link to its exercise: the
+    instructors' page shows this in the main edition only."""
+    import sys
+    from pathlib import Path
+
+    root = Path(root) if root else Path(__file__).resolve().parents[1]
+    if str(root / "tools") not in sys.path:
+        sys.path.insert(0, str(root / "tools"))
+    import course
+
+    plan = course.plan(root)
+    out = []
+    for e in course.exercises(root):
+        if e.label in MARKING:
+            out.append(scheme_markdown(
+                e.label, f"**{{ref}}`{e.label}`** ({e.stars} {e.kind}, "
+                f"{sum(p for p, _ in MARKING[e.label])} of {e.points(plan)} points)",
+                escape=True))
+    return "\n".join(out)
 
 
 def main(argv=None):
@@ -833,8 +955,7 @@ def main(argv=None):
     for e in course.exercises():
         if e.label in MARKING and (not argv or argv[0].lower() in e.page.lower()
                                    or argv[0].lower() in e.part.lower()):
-            print(f"{e.page}: {e.stars} {e.kind}")
-            print(scheme_markdown(e.label))
+            print(scheme_markdown(e.label, f"`{e.label}` ({e.page}: {e.stars} {e.kind})"))
 
 
 if __name__ == "__main__":

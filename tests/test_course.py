@@ -105,6 +105,7 @@ def test_marking_schemes_add_up_to_the_written_points():
                and ("proof" in e.kind or "derivation" in e.kind)]
     assert not missing, f"proof or derivation exercises without a marking scheme: {missing}"
     assert not set(MARKING) - set(by_label), set(MARKING) - set(by_label)
+    assert set(DEDUCTIONS) == set(MARKING)       # common wrong steps for every scheme
     for label, wrong in DEDUCTIONS.items():     # what a wrong step costs, within the points
         total = sum(p for p, _ in MARKING[label])
         assert wrong and all(0 < p <= total and len(w) > 20 for p, w in wrong), label
