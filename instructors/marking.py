@@ -383,8 +383,8 @@ MARKING = {
             "right every three steps"),
     ],
     "ex-nc-strong-pl": [
-        (3, "strong convexity minimized over both sides: F* >= F(w) - "
-            "|grad F(w)|^2/(2 mu), which is PL with the same mu"),
+        (3, "the descent step w - grad F(w)/L: |grad F(w)|^2 <= 2 L (F(w) - F*), with "
+            "PL and a point where F(w) > F*: mu <= L"),
         (2, "x^2 + 3 sin^2 x: f'' = 2 + 6 cos 2x < 0 near pi/2 (not convex), PL by "
             "Karimi-Nutini-Schmidt, only stationary point 0"),
     ],
@@ -763,6 +763,8 @@ DEDUCTIONS = {
             "bound on V_1)"),
     ],
     "ex-nc-strong-pl": [
+        (2, "mu <= L from smoothness alone (the lower bound needs PL) or without a "
+            "non-minimal point"),
         (2, "a PL example that is convex"),
     ],
     "ex-nc-random-iterate": [
