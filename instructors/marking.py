@@ -258,9 +258,12 @@ MARKING = {
             "y_0 = w_0"),
     ],
     "ex-mom-gd-step": [
-        (2, "the factor max(|1 - eta mu|, |1 - eta L|), smallest where they are equal"),
-        (2, "eta = 2/(L + mu), factor (Q - 1)/(Q + 1)"),
-        (1, "about Q/2 iterations per factor e, half of the step 1/L's Q"),
+        (2, "L' >= L: eta (L + mu) <= 2, so the factor is 1 - eta mu = "
+            "(L' - mu)/(L' + mu)"),
+        (1, "about (L'/L) Q/2 iterations per factor e: an overestimate by c costs c "
+            "times the iterations"),
+        (2, "L' < L: the factor eta L - 1, below 1 only for L' > L - mu; no "
+            "convergence for L' <= L - mu"),
     ],
     "ex-mom-hb-params": [
         (2, "convergence for every start iff both roots of z^2 - (1 + beta - eta "
@@ -701,7 +704,8 @@ DEDUCTIONS = {
         (2, "alpha^2 = mu/L not used (the y_t terms left)"),
     ],
     "ex-mom-gd-step": [
-        (2, "the factor of the step 1/L used for the comparison of 2/(L + mu)"),
+        (2, "the factor taken as 1 - eta mu for L' < L too (the eigenvalue L decides "
+            "there)"),
     ],
     "ex-mom-hb-params": [
         (3, "only the real-root case treated"),
