@@ -202,12 +202,13 @@ MARKING = {
             "gamma > 1/2 is what non-quadratic F needs"),
     ],
     "ex-mb-critical": [
-        (3, "the variance term with a batch, eta V/(k mu (2 - eta mu)), at the step "
-            "eta = eps k mu / V"),
-        (3, "the bias (1 - eta mu)^(2T) a_0 <= exp(-2 eta mu T) a_0 below eps/2 after "
-            "ln(2 a_0/eps)/(2 eta mu) steps, with eta = min(1/L, eps k mu/V)"),
-        (2, "k* = V/(mu L eps) where the two limits meet; the noise-to-signal ratio"),
-        (2, "the number for breast_cancer at eps = 1e-4 (about 1.5e5, above m)"),
+        (3, "smoothness and grad F(w*) = 0: F - F* <= L/2 |w - w*|^2, so the distance "
+            "target 2 eps_F/L suffices (tight for a quadratic)"),
+        (3, "T(k) with eps = 2 eps_F/L: 1/2 max(L/mu, V L/(2 k mu^2 eps_F)) "
+            "ln(L a_0/eps_F), and k*_F = V/(2 mu eps_F)"),
+        (2, "why L cancels: both step limits scale like 1/L; the ratio of V to "
+            "2 mu eps_F, the smallest squared gradient at gap eps_F"),
+        (2, "the numbers: k* about 1.5e5, k*_F = 2e4, both above m"),
     ],
     "ex-lb-constant": [
         (3, "the bound written as (D/4) delta (1 - c delta) with c = sqrt(3T/2)"),
@@ -680,8 +681,9 @@ DEDUCTIONS = {
             "(gives eta C, not C/(H^2 T))"),
     ],
     "ex-mb-critical": [
-        (3, "the batch dividing the bias instead of the variance"),
-        (2, "k* without the stability limit 1/L"),
+        (3, "the distance target eps_F itself (or L eps_F/2 with L on the wrong side): "
+            "a k*_F that depends on L"),
+        (2, "k*_F without the stability limit 1/L"),
     ],
     "ex-lb-constant": [
         (3, "optimizing without the constraint delta <= 1/2 or a maximizer outside it"),
