@@ -493,13 +493,14 @@ MARKING = {
             "smaller); OGD's (1 - eta |x|^2) grows once eta > 2/|x|^2"),
     ],
     "ex-fiol-partition-cost": [
-        (3, "good rounds: a pivot in the middle half keeps at most 3/4 of the window; "
-            "probability >= 1/2, independently"),
-        (4, "at most 2 rounds in expectation per window size (3/4)^i 2 d_x, each "
-            "costing at most c (3/4)^i 2 d_x"),
-        (3, "the geometric series: expected cost <= 16 c d_x = O(d_x)"),
-        (5, "the first-element pivot: a family (sorted breakpoints, the root at the far "
-            "end) where each round removes one element, sum of i up to 2 d_x = "
+        (3, "(a) the recursion: a round touches its N elements, the pivot's rank is "
+            "uniform, the kept side has at most max(k - 1, N - k) elements, T "
+            "non-decreasing"),
+        (3, "(a) the induction step T(N) <= N + (4/N) sum max(k - 1, N - k)"),
+        (4, "(a) the sum is at most 3N^2/4 (each value >= (N - 1)/2 taken at most "
+            "twice), so T(N) <= 4N and the cost <= 8 c d_x"),
+        (5, "(b) the first-element pivot: a family (sorted breakpoints, the root at the "
+            "far end) where each round removes one element, sum of i up to 2 d_x = "
             "Theta(d_x^2)"),
     ],
     "ex-fiol-lazy": [
@@ -820,9 +821,12 @@ DEDUCTIONS = {
         (2, "stability argued from a small eta only"),
     ],
     "ex-fiol-partition-cost": [
-        (4, "the expected cost bounded by the cost of the expected window (Jensen in "
-            "the wrong direction) without the good-round argument"),
-        (3, "a bad family for the first-element pivot that only shows O(d_x log d_x)"),
+        (4, "(a) the good-round argument of the theorem repeated (it gives 16 c d_x, "
+            "not the induction)"),
+        (3, "(a) the induction with the average kept side N/2 (a side the test does not "
+            "choose; the bound must hold for the worse side)"),
+        (3, "(b) a bad family for the first-element pivot that only shows "
+            "O(d_x log d_x)"),
     ],
     "ex-fiol-lazy": [
         (3, "claiming the lazy shrink is exact for the subgradient step too"),
