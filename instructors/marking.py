@@ -48,9 +48,13 @@ MARKING = {
         (1, "skip >= c n/d, the smallest integer >= 1, and RCV1's 9,965"),
     ],
     "ex-qn-ratio": [
-        (3, "part (i) of prop-qn-limit: the ratio's limit where dw_i -> 0, with the "
-            "cases of x_i"),
-        (2, "the accurate form of the ratio (no cancellation, no subnormal underflow)"),
+        (1, "the sign: dd x_i/dw_i >= 0 (the proof of part (ii)), so sigma + dd q has "
+            "no cancellation"),
+        (1, "the rounding model: relative u for normal results, absolute 2^-1075 for "
+            "subnormal ones, negligible next to a normal sigma"),
+        (2, "the chain: q, p = dd q, sigma + p, 1/(sigma + p): relative error about 4u"),
+        (1, "the direct form: subnormal sigma dw_i and dd x_i carry relative errors up "
+            "to 1, and 0/0 when both round to 0"),
     ],
     "ex-qn-rate": [
         (2, "the recursion a_{t+1} = (1 - 2c/t) a_t + C/t^2 from Theorem 1"),
@@ -894,7 +898,8 @@ DEDUCTIONS = {
         (1, "skip allowed below 1 or not an integer"),
     ],
     "ex-qn-ratio": [
-        (2, "the limit taken without the case x_i = 0"),
+        (2, "a bound for the sum that ignores the sign (cancellation left possible)"),
+        (1, "subnormal results treated as having relative error u"),
     ],
     "ex-qn-rate": [
         (2, "one regime only (the 2c < 1 case missing)"),
