@@ -908,7 +908,8 @@ DEDUCTIONS = {
         (1, "a closed form that cancels near an end of the domain"),
     ],
     "ex-pre-gamma": [
-        (1, "the form c/(c + ratio) kept where it underflows or cancels"),
+        (1, "the form c/(c + ratio) kept: c + ratio overflows at 1e300 (the value 0 "
+            "instead of 1/2)"),
     ],
     "ex-mb-without": [
         (4, "treating the draws as independent (the with-replacement variance)"),
