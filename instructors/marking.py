@@ -284,10 +284,16 @@ MARKING = {
         (3, "the factor 1 - c/sqrt Q per iteration; c > 1 breaks the argument"),
     ],
     "ex-mom-chebyshev-t": [
-        (3, "T_t(x_0) = (rho^(-t) + rho^t)/2 with 0 < rho < 1"),
-        (3, "both bounds: T_t >= rho^(-t)/2 and rho^(-t) + rho^t <= 2 rho^(-t)"),
-        (4, "the worst quadratic: the error after t steps is at least 1/T_t(x_0) >= "
-            "rho^t times the initial one, so t >= log(1/eps)/log(1/rho)"),
+        (2, "(a) both bounds from T_t(x_0) = (rho^(-t) + rho^t)/2: T_t >= rho^(-t)/2 "
+            "and rho^(-t) + rho^t <= 2 rho^(-t)"),
+        (2, "(a) the worst quadratic: the error after t steps is at least "
+            "1/T_t(x_0) >= rho^t times the initial one, so t >= log(1/eps)/log(1/rho)"),
+        (2, "(b) 1 + beta - eta mu = 2 rho with Polyak's parameters: the double root "
+            "rho"),
+        (3, "(b) the solutions (A + B t) rho^t of the recursion and the start "
+            "e_0 = e_{-1} = 1: A = 1, B = 1 - rho"),
+        (1, "(b) the extra steps ln((1 + (1 - rho) t)/2)/ln(1/rho), of order "
+            "(sqrt Q/2) ln ln(1/eps)"),
     ],
     "ex-mom-lrp": [
         (3, "a heavy-ball step on a piece F'(x) = a x + c: x_{t+1} = (1 + beta - eta a) "
@@ -724,6 +730,8 @@ DEDUCTIONS = {
     "ex-mom-chebyshev-t": [
         (3, "an upper bound on the error of one method taken for a lower bound on "
             "every method"),
+        (2, "(b) the start e_{-1} = 0 instead of w_{-1} = w_0 (gives B = 1, not "
+            "1 - rho)"),
     ],
     "ex-mom-lrp": [
         (4, "a cycle checked numerically only (the iterates printed), not solved as a "
