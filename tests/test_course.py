@@ -86,9 +86,10 @@ def test_workload_estimate_counts_prose_and_exercises():
 def test_marking_schemes_add_up_to_the_written_points():
     """instructors/marking.py: every exercise with a proof or derivation and code has a
     scheme, every scheme's points add up to the written part's points (half for one with
-    code, all for a proof alone); the proof exercises without one are listed (-s)."""
+    code, all for a proof alone), every proof or derivation exercise has one, and every
+    deduction for a wrong step costs at most the exercise's written points."""
     import assignments
-    from instructors.marking import MARKING
+    from instructors.marking import DEDUCTIONS, MARKING
 
     plan = course.plan()
     by_label = {e.label: e for e in course.exercises()}
@@ -102,4 +103,9 @@ def test_marking_schemes_add_up_to_the_written_points():
     assert not set(mixed) - set(MARKING), set(mixed) - set(MARKING)
     missing = [e.label for e in by_label.values() if e.label not in MARKING
                and ("proof" in e.kind or "derivation" in e.kind)]
-    print(f"\nproof or derivation exercises without a marking scheme yet: {len(missing)}")
+    assert not missing, f"proof or derivation exercises without a marking scheme: {missing}"
+    assert not set(MARKING) - set(by_label), set(MARKING) - set(by_label)
+    assert set(DEDUCTIONS) == set(MARKING)       # common wrong steps for every scheme
+    for label, wrong in DEDUCTIONS.items():     # what a wrong step costs, within the points
+        total = sum(p for p, _ in MARKING[label])
+        assert wrong and all(0 < p <= total and len(w) > 20 for p, w in wrong), label

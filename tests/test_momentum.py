@@ -69,6 +69,31 @@ def test_heavy_ball_is_sgd_with_rescaled_step(loss):
     close(res.w, sgd_momentum_literal(X, y, 0.02, 0.05, 0.0, idx, loss))
 
 
+def test_nesterov_line_is_sgd_with_rescaled_step():
+    """ex-mom-rescaled-nesterov: with Nesterov's line w+ = w - eta (g + beta v+), the point
+    u_t = w_t + beta/(1 - beta) (w_t - w_{t-1}) + eta beta/(1 - beta) g_{t-1} moves by
+    -eta/(1 - beta) g_t (the sign of the g_{t-1} term matters: with - it does not)."""
+    rng = np.random.default_rng(3)
+    eta, beta = 0.3, 0.7
+    g = rng.standard_normal((20, 4))
+    w, v, g_prev = rng.standard_normal(4), np.zeros(4), np.zeros(4)
+    w_prev = w.copy()
+
+    def u(sign):
+        return w + beta / (1 - beta) * (w - w_prev) + sign * eta * beta / (1 - beta) * g_prev
+
+    for t in range(20):
+        before = {s: u(s) for s in (1, -1)}
+        v = beta * v + g[t]
+        w_next = w - eta * (g[t] + beta * v)
+        close(w_next, w - eta * (1 + beta) * g[t] + eta * beta * g_prev
+              + beta * (w - w_prev))
+        w_prev, w, g_prev = w, w_next, g[t]
+        close(u(1) - before[1], -eta / (1 - beta) * g[t])
+        if t:
+            assert not np.allclose(u(-1) - before[-1], -eta / (1 - beta) * g[t])
+
+
 @pytest.mark.parametrize("solver", ["sgd_momentum", "catalyst"])
 def test_dense_equals_sparse(solver):
     X, y = problem("logistic", m=150)

@@ -253,6 +253,42 @@ def test_no_reference_answer_in_the_student_html():
     assert "check_grad_conjugate" in api and "rlmlib.core.pnorm.grad_conjugate" not in api
 
 
+def _marking_texts():
+    """The text of every marking-scheme step and deduction (instructors/marking.py)."""
+    from instructors.marking import DEDUCTIONS, MARKING
+
+    return {(label, _norm(text)) for table in (MARKING, DEDUCTIONS)
+            for label, steps in table.items() for _, text in steps}
+
+
+def _marking_hits(tree, texts):
+    found = []
+    for path in tree.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md", ".txt", ".yml", ".json",
+                                              ".ipynb", ".html", ""):
+            text = path.read_text(encoding="utf8", errors="replace")
+            if path.suffix == ".html":
+                import html as html_mod
+
+                text = html_mod.unescape(re.sub(r"<[^>]+>", "", text))
+            text = _norm(text)
+            found += [(path.name, label) for label, t in texts if t in text]
+    return found
+
+
+def test_no_marking_scheme_in_the_student_edition(student_tree, tmp_path):
+    """No step or deduction of a marking scheme (instructors/marking.py) in any file of the
+    student tree, nor in the student HTML when it is built; the search finds one planted."""
+    texts = _marking_texts()
+    assert len(texts) > 200
+    assert not _marking_hits(student_tree, texts)
+    if (STUDENT_HTML / "index.html").exists():
+        assert not _marking_hits(STUDENT_HTML, texts)
+    label, text = sorted(texts)[0]
+    (tmp_path / "page.md").write_text(f"# A page\n\nIt says {text}.\n", encoding="utf8")
+    assert _marking_hits(tmp_path, texts) == [("page.md", label)]
+
+
 def test_every_code_exercise_has_an_empty_marked_answer_cell(student_tree):
     for page in ("chapters/sgdqn/index.md", "chapters/pegasos/index.md",
                  "chapters/fiol/index.md", "chapters/precond/index.md",

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import course  # noqa: E402
 from instructors.exercises import EXERCISES, reference, setup_code  # noqa: E402
-from instructors.marking import MARKING  # noqa: E402
+from instructors.marking import DEDUCTIONS, MARKING  # noqa: E402
 from instructors.mistakes import MISTAKES, source as mistake_source  # noqa: E402
 
 TITLES = {"foundations": "Foundations", "pegasos": "Pegasos and the p-norm PGS",
@@ -126,6 +126,8 @@ def source_notebook(part: str, root: Path = ROOT):
         if written:                # marked by hand: nbgrader's manually graded answer cell
             scheme = "".join(f"\n- {pts} points: {step}" for pts, step in
                              MARKING.get(label, []))   # in the source only (cleared)
+            scheme += "".join(f"\n- minus {pts}: {wrong}" for pts, wrong in
+                              DEDUCTIONS.get(label, []))
             cells.append(nbformat.v4.new_markdown_cell(
                 "Write the proof or derivation the exercise asks for here."
                 + (f"\n\nMarking scheme:{scheme}" if scheme else ""),
