@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student bench record record-timings stress clean env \
+.PHONY: book test unit html-test book-student pdf bench record record-timings stress clean env \
         lab instructors-env assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
@@ -102,7 +102,7 @@ assignments-test: $(ISTAMP)
 
 # ----------------------------------------------------------------------------- tests
 unit: $(STAMP) $(ISTAMP)
-	$(PY) -m pytest -q --ignore=tests/html
+	$(PY) -m pytest -q --ignore=tests/html --ignore=tests/pdf
 
 # after book-student: the student HTML holds no reference answer (skipped in `unit`);
 # tests/html/test_explorables_browser.py drives JupyterLab and the built pages in Chromium
@@ -115,6 +115,19 @@ html-test: $(STAMP)
 	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 
 test: unit book book-student html-test
+
+# ----------------------------------------------------------------------------- PDF
+# Both editions as PDF (_build/pdf/_build/latex/book.pdf, and _build/student-pdf/...) from
+# the executed chapters of `make book` / `make book-student`: XeLaTeX from Debian's TeX
+# packages, installed here when missing (tests/pdf/ensure_tex.py, about a minute), then
+# tests/pdf opens the files and checks them against the HTML.  About 3 minutes an edition
+# on two cores.  Not part of `make test` (its 15-minute budget); .github/workflows runs it.
+pdf: $(STAMP)
+	$(PY) tests/pdf/ensure_tex.py
+	$(BUILD_ENV) $(JB) build . --builder pdflatex --path-output _build/pdf
+	$(BUILD_ENV) $(JB) build _build/student_src --builder pdflatex \
+	  --path-output _build/student-pdf
+	$(PY) -m pytest -q tests/pdf
 
 # ----------------------------------------------------------------------------- benchmarks
 bench: $(STAMP)

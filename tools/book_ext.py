@@ -108,9 +108,55 @@ def docstrings_for_autodoc(app, what, name, obj, options, lines) -> None:
             lines[i] = line.replace("|", "\\|")
 
 
+def latex_exercise_visit(self, node) -> None:
+    """LaTeX writer of a numbered exercise: sphinx-exercise labels it `exercise:<label>` only,
+    while Sphinx writes a {numref}/{ref} to it as `\\ref{<docname>:<label>}`, which printed
+    "Exercise ??" in the PDF.  Here the exercise also gets that label, with its number
+    (from the same table that numbers it in the HTML) as the text `\\ref` prints."""
+    from sphinx_exercise.nodes import visit_exercise_enumerable_node
+
+    docname = self.curfilestack[-1]
+    numbers = self.builder.env.toc_fignumbers.get(docname, {}).get("exercise", {})
+    for label in node.get("ids", []):
+        if label in numbers:
+            number = ".".join(map(str, numbers[label]))
+            target = self.idescape(f"{docname}:{label}")
+            self.body.append(r"\makeatletter\def\@currentlabel{%s}\makeatother"
+                             r"\phantomsection\label{\detokenize{%s}}" % (number, target)
+                             + "\n")
+    visit_exercise_enumerable_node(self, node)
+
+
+def override_latex_writers(app) -> None:
+    from sphinx_exercise.nodes import (depart_exercise_enumerable_node,
+                                       exercise_enumerable_node)
+
+    app.add_node(exercise_enumerable_node, override=True,
+                 latex=(latex_exercise_visit, depart_exercise_enumerable_node))
+
+
+def latex_restart_chapter_numbers(app, doctree, docname) -> None:
+    """LaTeX numbers every chapter, the introduction's sections too, so the PDF's chapters
+    ran four ahead of the HTML's (and of the figure and theorem numbers Sphinx writes).  The
+    chapter counter restarts at the first numbered page of the table of contents."""
+    if app.builder.format != "latex":
+        return
+    from docutils import nodes
+    from sphinx import addnodes
+
+    first = [d for d, n in app.env.toc_secnumbers.items() if n.get("") == (1,)]
+    for start in doctree.findall(addnodes.start_of_file):
+        if start.get("docname") in first:
+            start.insert(0, nodes.raw("", "\\setcounter{chapter}{0}\n", format="latex"))
+            return
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", docstrings_for_autodoc, priority=100)
     app.connect("html-page-context", dedupe_scripts, priority=10_000)  # after all others
     app.connect("config-inited", check_config)
     app.connect("build-finished", copy_mathjax)
+    app.connect("doctree-resolved", latex_restart_chapter_numbers)
+    app.setup_extension("sphinx_exercise")
+    override_latex_writers(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

@@ -631,6 +631,7 @@ class Explorer:
         flat = 0
         for i, s in zip(start, sizes):
             flat = flat * s + i
+        self._initial_frame = frames[flat]     # the PDF's picture (_ipython_display_)
         uid = (f"rlmx-{hashlib.sha1(''.join(uris).encode()).hexdigest()[:12]}"
                f"-{next(_figure_counter)}")
         w, h = self.pixel_size
@@ -744,12 +745,17 @@ class Explorer:
         return None
 
     def _ipython_display_(self):
-        from IPython.display import HTML, display
+        from IPython.display import display
 
         if self.mode == "live":
             display(self.widget())
         else:
-            display(HTML(self.static_html()))
+            # the HTML page shows the sliders; a format without HTML (the PDF) shows the
+            # initial frame and its readout
+            page = self.static_html()
+            png, text = self._initial_frame
+            display({"text/html": page, "text/plain": text,
+                     "image/png": base64.b64encode(png).decode("ascii")}, raw=True)
 
 
 def explore(compute: Callable[..., Any], controls: Mapping[str, Any], draw: Callable,
