@@ -73,22 +73,7 @@ def test_the_check_finds_a_result_without_assumptions():
 
 # Theorems of other parts that name no assumption at c58a98f, by the helper whose branch
 # adds the labels (issue 31 item 1).  Delete an entry when its branch lands.
-UNNAMED = {
-    # math (chapters/theory/*, chapters/vr/*)
-    "thm-minibatch-variance": "math",   # chapters/theory/minibatch.md
-    # papers (chapters/pegasos/*, sgdqn/*, fiol/*, precond/*)
-    "thm-fiol-cost": "papers",   # chapters/fiol/index.md
-    "thm-fiol-strong": "papers",   # chapters/fiol/index.md
-    "thm-pgs-ball": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-conjugate": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-online-to-batch": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-pegasos-step": "papers",   # chapters/pegasos/index.md
-    "thm-pgs-strong": "papers",   # chapters/pegasos/index.md
-    "thm-pre-equivalence": "papers",   # chapters/precond/index.md
-    "thm-pre-gamma": "papers",   # chapters/precond/index.md
-    "thm-pre-logistic-beta": "papers",   # chapters/precond/index.md
-    "thm-pre-sample-norms": "papers",   # chapters/precond/index.md
-    "thm-pre-sampled": "papers",   # chapters/precond/index.md
+UNNAMED: dict[str, str] = {
 }
 
 

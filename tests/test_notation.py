@@ -250,15 +250,7 @@ def test_the_rules_catch_a_known_clash():
 # 4): each entry is (part, symbol) -> the helper whose branch renames it.  The symbol
 # table's `rename` field says which rename the rule implies.  Delete an entry (and update
 # symbols.yml) when its part's rename lands: a stale entry fails the test.
-KNOWN_CLASHES = {
-    # papers (chapters/pegasos/index.md): mu is still the modulus of Omega in lem-pgs-smooth
-    ("Pegasos and the p-norm Primal Gradient Solver", "\\mu"): "papers",
-    # papers (chapters/sgdqn/index.md): epsilon is still oLBFGS's 1e-10 scale and the
-    # perturbation of prop-qn-limit
-    ("SGD, SVMSGD2 and SGD-QN", "\\varepsilon"): "papers",
-    # papers (chapters/fiol/*): zeta is both the breakpoint of lem-fiol-test (index) and
-    # the lasso noise of the experiments (its rename nu, epsilon -> varsigma, zeta)
-    ("Fully implicit online learning", "\\zeta"): "papers",
+KNOWN_CLASHES: dict[tuple[str, str], str] = {
 }
 
 

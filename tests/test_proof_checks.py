@@ -85,3 +85,12 @@ def test_last_iterate_right_constants_pass():
 def test_last_iterate_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_last_iterate(**PAGE_LAST, **wrong)
+
+
+@pytest.mark.parametrize("T", [2, 300, 5000])
+def test_last_iterate_theorem_constant_halved_fails(T):
+    # the measured gap sits far below the bound, so a halved 3/2 must be caught by the
+    # composition of the proof's bounds, at every horizon
+    check_last_iterate(**{**PAGE_LAST, "T": T})
+    with pytest.raises(AssertionError):
+        check_last_iterate(**{**PAGE_LAST, "T": T}, constant=0.75)

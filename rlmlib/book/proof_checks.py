@@ -435,6 +435,15 @@ def check_last_iterate(mu, nu2, a1, T, tau2=0.0, *, telescope=0.5, noise=0.5,
     S = np.array([h[T - 1 - k:T].mean() for k in range(T)])   # S_k, gaps above F*
     for k in range(1, T):
         assert S[k - 1] <= S[k] + G2 / (2 * mu * k * (T - k)) * (1 + 1e-12), k
+    # the proof's own bounds composed: S_{T-1} <= G^2 (1 + ln T)/(2 mu T) (uniform
+    # average) plus the recursion's allowances sum_k G^2/(2 mu k (T - k)) must fit under
+    # constant * G^2 (1 + ln T)/(mu T); on this instance the gap itself is far below
+    # the bound, so this is the step that fails when the constant is too small
+    uniform = G2 * (1 + np.log(T)) / (2 * mu * T)
+    assert S[T - 1] <= uniform, (S[T - 1], uniform)
+    allow = float(sum(G2 / (2 * mu * k * (T - k)) for k in range(1, T)))
+    assert allow <= G2 * (1 + np.log(T)) / (mu * T), allow
     bound = constant * G2 * (1 + np.log(T)) / (mu * T)
+    assert uniform + allow <= bound, (uniform + allow, bound)
     assert h[T - 1] <= bound, (h[T - 1], bound)
     return {"worst_identity": worst, "last": float(h[T - 1]), "bound": float(bound)}
