@@ -88,6 +88,7 @@ _LAZY = {
     "RLMClassifier": "estimators",
     "load_dataset": "datasets.shipped",
     "load_svmlight": "datasets.shipped",
+    "load_svmlight_files": "datasets.shipped",
     "Dataset": "datasets.shipped",
 }
 

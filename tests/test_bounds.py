@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import rlmlib
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,9 +62,51 @@ print("ok")
 """
 
 
-def test_kernels_in_bounds(tmp_path):
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path),
-               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
-    out = subprocess.run([sys.executable, "-c", CODE, ",".join(rlmlib.SOLVERS)], env=env,
-                         capture_output=True, text=True)
+@pytest.fixture(scope="module")
+def bounds_env(tmp_path_factory):
+    """Bounds checking on, one cache directory for this module's subprocesses (the
+    bounds-checked kernels are compiled once, and never shared with other tests)."""
+    return dict(os.environ, NUMBA_BOUNDSCHECK="1",
+                NUMBA_CACHE_DIR=str(tmp_path_factory.mktemp("numba_boundscheck")),
+                PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+
+
+def test_kernels_in_bounds(bounds_env):
+    out = subprocess.run([sys.executable, "-c", CODE, ",".join(rlmlib.SOLVERS)],
+                         env=bounds_env, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_every_option_in_bounds(bounds_env):
+    """tests/bounds_sweep.py: every registered solver with every choice of every
+    categorical option (loss, order, shrinking, schedule, method, variant, snapshot,
+    penalty, averaging, nesterov, amsgrad, lazy, project; read from the solvers' own
+    refusals), each with every order, the integer options that decide positions at their
+    edges, dense and CSR rows, one epoch and several cut in checkpoint segments, sag/svrg
+    also preconditioned. RLMLIB_BOUNDS_SWEEP=full runs the whole product of the options
+    (5,344 calls, 43 s with compilation under load 2)."""
+    full = os.environ.get("RLMLIB_BOUNDS_SWEEP") == "full"
+    out = subprocess.run([sys.executable, str(ROOT / "tests" / "bounds_sweep.py")]
+                         + ([] if full else ["--quick"]), env=bounds_env,
+                         capture_output=True, text=True)
+    last = out.stdout.strip().splitlines()[-1:] or [""]
+    assert out.returncode == 0 and last[0].startswith("ok "), \
+        (out.stdout[-3000:], out.stderr[-2000:])
+
+
+def test_option_choices_are_read_from_the_solvers():
+    """The sweep's choices come from the solvers' refusals: every categorical option of
+    every registered solver names at least two choices, and the ones the documentation
+    fixes are found (a refusal that stops naming its choices fails here)."""
+    from solver_options import CATEGORICAL, choices
+
+    import inspect
+
+    for name, f in rlmlib.SOLVERS.items():
+        ch = choices(name)
+        params = inspect.signature(f).parameters
+        assert set(ch) == {o for o in CATEGORICAL if o in params}, name
+        assert all(len(v) >= 2 for v in ch.values()), (name, ch)
+    assert choices("sdca")["shrinking"] == (False, True)
+    assert set(choices("fiol")["method"]) == {"sort", "partition"}
+    assert choices("sgd")["order"] == ("reshuffle", "shuffle_once", "cyclic", "replacement")

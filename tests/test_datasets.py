@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 
+import rlmlib
 from rlmlib.datasets import shipped as D
 from rlmlib import load_dataset, load_svmlight
 
@@ -159,12 +160,12 @@ def test_svmlight_gzip_multiclass_and_regression(tmp_path):
     X = sp.random(20, 5, density=0.5, format="csr", random_state=0)
     gz = tmp_path / "multi.svm.gz"
     with gzip.open(gz, "wb") as f:
-        dump_svmlight_file(X, np.arange(20) % 3, f)
-    ds = load_svmlight(gz)
+        dump_svmlight_file(X, np.arange(20) % 3, f)  # scikit-learn numbers from 0
+    ds = load_svmlight(gz, zero_based=True)
     assert ds.task == "multiclass" and ds.classes is None
     np.testing.assert_array_equal(ds.y, np.arange(20) % 3)
     reg = tmp_path / "reg.svm"
-    dump_svmlight_file(X, np.linspace(0, 1, 20), str(reg))
+    dump_svmlight_file(X, np.linspace(0, 1, 20), str(reg), zero_based=False)
     assert load_svmlight(reg).task == "regression"
 
 
@@ -174,13 +175,55 @@ def test_svmlight_errors(svm_file, tmp_path):
         load_svmlight(tmp_path / "nothere.svm")
     with pytest.raises(ValueError, match="n_features must be a positive integer or None, got 0"):
         load_svmlight(path, n_features=0)
-    with pytest.raises(ValueError, match=r"cannot read .*toy.svm as an svmlight/LIBSVM file "
-                                         r"with n_features=3"):
+    with pytest.raises(ValueError, match=r"toy.svm holds a feature index beyond "
+                                         r"n_features=3 .*but input file contains 30"):
         load_svmlight(path, n_features=3)
     bad = tmp_path / "bad.svm"
     bad.write_text("1 3:x 5:1.0\n")
     with pytest.raises(ValueError, match="cannot read .*bad.svm"):
         load_svmlight(bad)
+
+
+def test_svmlight_numbering_is_the_same_for_train_and_test(tmp_path):
+    """A training file using feature 0 and a test file that does not: a guess per file
+    (scikit-learn's zero_based='auto') shifted the test file's columns by one. The
+    numbering is now stated, never guessed: LIBSVM's (from 1) refuses index 0 by name,
+    zero_based=True reads both files alike, and load_svmlight_files gives both the same
+    columns and label signs."""
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    train.write_text("2 0:1.0 3:2.0\n4 1:5.0\n")
+    test.write_text("4 1:7.0 2:1.0\n")   # max index 2 < train's 3, no index 0, one class
+    with pytest.raises(ValueError, match=r"train\.svm holds feature index 0, but "
+                                         r"zero_based=False .*pass zero_based=True"):
+        load_svmlight(train)
+    tr = load_svmlight(train, zero_based=True)
+    te = load_svmlight(test, zero_based=True, n_features=tr.X.shape[1],
+                       classes=tr.classes)
+    assert tr.X.shape == (2, 4) and te.X.shape == (1, 4)
+    # feature 1 is column 1 in both files (a per-file guess put the test's in column 0)
+    assert tr.X[1, 1] == 5.0 and te.X[0, 1] == 7.0 and te.X[0, 0] == 0.0
+    assert te.y.tolist() == [1.0] and te.task == "binary"   # label 4 is +1 in both
+    a, b = rlmlib.load_svmlight_files(train, test, zero_based=True)
+    assert (a.X != tr.X).nnz == 0 and (b.X != te.X).nnz == 0
+    assert b.y.tolist() == [1.0] and a.classes.tolist() == b.classes.tolist() == [2, 4]
+    # LIBSVM numbering (from 1): the same text with index 0 removed
+    train.write_text("2 1:1.0 4:2.0\n4 2:5.0\n")
+    test.write_text("4 2:7.0 3:1.0\n")
+    a1, b1 = rlmlib.load_svmlight_files(train, test)
+    assert (a1.X != tr.X).nnz == 0 and (b1.X != te.X).nnz == 0
+    # the test file read alone with the training file's width and labels
+    with pytest.raises(ValueError, match=r"test\.svm holds a feature index beyond "
+                                         r"n_features=2 .*load_svmlight_files"):
+        load_svmlight(test, n_features=2)
+    with pytest.raises(ValueError, match=r"test\.svm holds the label 4, not one of "
+                                         r"classes=\[1\.0, 2\.0\]"):
+        load_svmlight(test, classes=[1, 2])
+    with pytest.raises(ValueError, match="classes must hold two distinct finite labels"):
+        load_svmlight(test, classes=[4, 4])
+    with pytest.raises(TypeError, match="zero_based must be True .* got 'auto'"):
+        load_svmlight(test, zero_based="auto")
+    with pytest.raises(ValueError, match="paths must name at least one svmlight file"):
+        rlmlib.load_svmlight_files()
 
 
 # ----------------------------------------------------------------------------- fetch script

@@ -319,15 +319,21 @@ def load_dataset(name, *, standardize=False, data_dir=None):
     return Dataset(name=name, **fields)
 
 
-def load_svmlight(path, n_features=None, *, name=None):
+def load_svmlight(path, n_features=None, *, zero_based=False, classes=None, name=None):
     """Read an svmlight / LIBSVM file (RCV1, covtype, ...) into a :class:`Dataset`.
 
-    Uses ``sklearn.datasets.load_svmlight_file`` (``.gz``/``.bz2`` are read directly; the
-    feature numbering, 0- or 1-based, is detected). ``X`` is CSR float64. With two distinct
-    labels ``y`` becomes -1/+1 (``classes`` holds the original labels, sorted: the first is -1)
-    and ``task='binary'``; more than two integer labels give ``task='multiclass'`` with the
-    original labels; non-integer targets give ``task='regression'``. ``n_features`` fixes the
-    number of columns (e.g. to read a test file with as many columns as its training file).
+    Uses ``sklearn.datasets.load_svmlight_file`` (``.gz``/``.bz2`` are read directly). The
+    feature numbering is never guessed from the file: LIBSVM numbers features from 1, so by
+    default feature ``j`` becomes column ``j - 1`` and a file holding index 0 is refused
+    with a message; ``zero_based=True`` reads files that number from 0 (feature ``j`` is
+    column ``j``). A guess per file would read a training file that uses index 0 and a test
+    file that does not with their columns shifted by one against each other. ``X`` is CSR
+    float64. With two distinct labels ``y`` becomes -1/+1 (``classes`` holds the original
+    labels, sorted: the first is -1) and ``task='binary'``; more than two integer labels
+    give ``task='multiclass'`` with the original labels; non-integer targets give
+    ``task='regression'``. To read a test file exactly as its training file was read, pass
+    the training set's numbering, ``n_features=train.X.shape[1]`` and
+    ``classes=train.classes`` (or read both with :func:`load_svmlight_files`).
     Files are fetched with ``data/fetch_libsvm.py``; nothing here touches the network.
 
     Parameters
@@ -335,7 +341,14 @@ def load_svmlight(path, n_features=None, *, name=None):
     path : str or os.PathLike
         The file (``.gz`` and ``.bz2`` are read directly).
     n_features : int >= 1, optional
-        Number of columns; default: the largest feature index in the file.
+        Number of columns; default: the largest feature index in the file (plus one when
+        ``zero_based``).
+    zero_based : bool, default False
+        Whether the file numbers its features from 0 (True) or, as LIBSVM does, from 1.
+    classes : array of two labels, optional
+        The original labels that become -1 and +1 (a training set's ``classes``): a test
+        file holding only one of them, or both in any proportion, is then read with the
+        same signs. Every label of the file must be one of them.
     name : str, optional
         The Dataset's name (default: the file's name).
 
@@ -350,7 +363,8 @@ def load_svmlight(path, n_features=None, *, name=None):
         When the file does not exist.
     ValueError
         When the file is not in svmlight format, holds no examples, a non-finite label or
-        feature value, or more features than ``n_features``.
+        feature value, feature index 0 with ``zero_based=False``, a feature index beyond
+        ``n_features``, or a label that is not one of ``classes``.
     TypeError
         For a path that is not a str or os.PathLike.
 
@@ -364,27 +378,117 @@ def load_svmlight(path, n_features=None, *, name=None):
     ('binary', [2.0, 4.0], [-1.0, 1.0, -1.0], [0.5, 0.0, 1.0])
     >>> os.remove(f.name)
     """
-    import zlib
+    zero_based, n_features, classes = _svmlight_args(zero_based, n_features, classes)
+    p = _svmlight_path(path)
+    X, y = _read_svmlight(p, n_features, zero_based)
+    return _svmlight_dataset(p, X, y, classes, name)
 
-    from sklearn.datasets import load_svmlight_file
 
+def load_svmlight_files(*paths, n_features=None, zero_based=False):
+    """Read a training file and its test (or validation) files so that the same feature
+    index and the same label mean the same column and the same sign in every one.
+
+    Every file is read with the same numbering (``zero_based``, see
+    :func:`load_svmlight`) and as many columns as the widest file has (or
+    ``n_features``); with two distinct labels over all the files, every file maps them to
+    -1/+1 the same way (a test file holding one class keeps its sign).
+
+    Parameters
+    ----------
+    *paths : str or os.PathLike
+        One or more svmlight files, e.g. training then test.
+    n_features : int >= 1, optional
+        Number of columns of every file; default: the largest over the files.
+    zero_based : bool, default False
+        Whether the files number their features from 0 (True) or from 1 (LIBSVM).
+
+    Returns
+    -------
+    list of Dataset
+        One per path, in order, all with the same number of columns.
+
+    Raises
+    ------
+    ValueError
+        As :func:`load_svmlight`; also when no path is given.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, rlmlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.svm").write_text("1 1:1.0 5:2.0\\n-1 2:1.0\\n")
+    >>> _ = (d / "b.svm").write_text("1 1:3.0\\n")
+    >>> train, test = rlmlib.load_svmlight_files(d / "a.svm", d / "b.svm")
+    >>> test.X.shape, test.y.tolist(), float(test.X[0, 0])
+    ((1, 5), [1.0], 3.0)
+    """
+    if not paths:
+        raise ValueError("paths must name at least one svmlight file, got none")
+    zero_based, n_features, _ = _svmlight_args(zero_based, n_features, None)
+    ps = [_svmlight_path(p) for p in paths]
+    read = [_read_svmlight(p, n_features, zero_based) for p in ps]
+    width = max(X.shape[1] for X, _ in read)
+    labels = np.unique(np.concatenate([y for _, y in read]))
+    classes = labels if labels.size == 2 else None
+    out = []
+    for p, (X, y) in zip(ps, read):
+        if X.shape[1] < width:
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        out.append(_svmlight_dataset(p, X, y, classes, None))
+    return out
+
+
+def _svmlight_args(zero_based, n_features, classes):
+    if not isinstance(zero_based, (bool, np.bool_)):
+        raise TypeError(f"zero_based must be True (features numbered from 0) or False "
+                        f"(from 1, LIBSVM's numbering), got {zero_based!r}")
     if n_features is not None:
         if (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
                 or n_features < 1):
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
         n_features = int(n_features)
+    if classes is not None:
+        c = np.asarray(classes, dtype=np.float64).ravel()
+        if c.size != 2 or not np.all(np.isfinite(c)) or c[0] == c[1]:
+            raise ValueError(f"classes must hold two distinct finite labels (a training "
+                             f"set's Dataset.classes), got {classes!r}")
+        classes = np.sort(c)
+    return bool(zero_based), n_features, classes
+
+
+def _svmlight_path(path):
     if not isinstance(path, (str, bytes, os.PathLike)):
         raise TypeError(f"path must be a file path (str or os.PathLike), got {path!r} of type "
                         f"{type(path).__name__}")
-    p = Path(os.fspath(path))
+    p = Path(os.fsdecode(path))
     if not p.exists():
         raise FileNotFoundError(f"svmlight file {p} does not exist (readers with internet can "
                                 "fetch RCV1, covtype, ... with data/fetch_libsvm.py)")
     if p.is_dir():
         raise IsADirectoryError(f"path must be an svmlight file, got the directory {p}")
+    return p
+
+
+def _read_svmlight(p, n_features, zero_based):
+    """(CSR X with sorted indices, y) of file ``p``, numbered as ``zero_based`` says."""
+    import zlib
+
+    from sklearn.datasets import load_svmlight_file
+
     try:
-        X, y = load_svmlight_file(str(p), n_features=n_features, dtype=np.float64)
+        X, y = load_svmlight_file(str(p), n_features=n_features, dtype=np.float64,
+                                  zero_based=zero_based)
     except ValueError as e:
+        if "Invalid index 0" in str(e):
+            raise ValueError(f"svmlight file {p} holds feature index 0, but zero_based=False "
+                             f"reads LIBSVM's numbering, from 1; pass zero_based=True if the "
+                             f"file numbers its features from 0 (and read its training or "
+                             f"test partner with zero_based=True too)") from e
+        if "n_features was set to" in str(e):
+            raise ValueError(f"svmlight file {p} holds a feature index beyond "
+                             f"n_features={n_features} ({e}); pass the training file's "
+                             f"n_features, or read the files together with "
+                             f"load_svmlight_files") from e
         raise ValueError(f"cannot read {p} as an svmlight/LIBSVM file"
                          f"{'' if n_features is None else f' with n_features={n_features}'}"
                          f": {e}") from e
@@ -404,9 +508,19 @@ def load_svmlight(path, n_features=None, *, name=None):
     if not np.isfinite(X.data).all():
         raise ValueError(f"svmlight file {p} holds a feature value that is NaN or inf "
                          f"({X.data[~np.isfinite(X.data)][0]})")
+    return X, y
+
+
+def _svmlight_dataset(p, X, y, classes, name):
     labels = np.unique(y)
-    classes = None
-    if labels.size == 2:
+    if classes is not None:
+        stray = np.setdiff1d(labels, classes)
+        if stray.size:
+            raise ValueError(f"svmlight file {p} holds the label {stray[0]:g}, not one of "
+                             f"classes={classes.tolist()}")
+        task = "binary"
+        y = np.where(y == classes[1], 1.0, -1.0)
+    elif labels.size == 2:
         task, classes = "binary", labels
         y = np.where(y == labels[1], 1.0, -1.0)
     elif np.all(labels == np.round(labels)) and labels.size <= 1000:

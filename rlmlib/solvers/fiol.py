@@ -618,18 +618,42 @@ def _row_far(w, data, indices, start, stop, y, thr):
     return thr > FAR * max(Mw, 1.0 / M, abs(y) / M), M
 
 
+def _run_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
+               sched, sigma, code, look_ahead, method, val, sw, rng, far):
+    """The loop kernel of fiol for ``run_l1``: :func:`fiol_steps_far` when ``far`` (eta
+    sigma may be so large that a row needs :func:`_far_step`; each row is then checked,
+    one pass over it), else :func:`fiol_steps`. Two kernels: the far path (``_far_step``,
+    its own sort and bisection) is about a quarter of fiol's compile time, and a run
+    whose steps cannot reach it (every default call) never compiles it."""
+    kernel = fiol_steps_far if far else fiol_steps
+    kernel(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
+           sched, sigma, code, look_ahead, method, val, sw, rng)
+
+
 @njit(cache=True)
 def fiol_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
-               sched, sigma, code, look_ahead, method, val, sw, rng, far):
+               sched, sigma, code, look_ahead, method, val, sw, rng):
     """Fully implicit steps on examples order[start:stop] from step t_first; state[0]
-    is U (the loop of every l1 method, ``l1.py``). ``far``: eta sigma may be so large
-    that a row needs :func:`_far_step` (each row is then checked, one pass over it)."""
+    is U (the loop of every l1 method, ``l1.py``), when no row can reach the far regime
+    (else :func:`fiol_steps_far`)."""
     U = state[0]
     for k in range(start, stop):
         i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U,
                              t_first + k - start, eta0, sched, look_ahead)
-        here, M = _row_far(w, data, indices, a, b, y[i], eta * sigma) if far else (False,
-                                                                                  0.0)
+        step_row(w, data, indices, a, b, y[i], eta, sigma, code, method, val, sw, rng)
+        U = leave(indices, a, b, last, U, eta * sigma)
+    state[0] = U
+
+
+@njit(cache=True)
+def fiol_steps_far(data, indices, indptr, y, w, last, state, order, start, stop, t_first,
+                   eta0, sched, sigma, code, look_ahead, method, val, sw, rng):
+    """:func:`fiol_steps` when a row may reach the far regime: each row is checked."""
+    U = state[0]
+    for k in range(start, stop):
+        i, a, b, eta = enter(data, indices, indptr, order, k, stop, w, last, U,
+                             t_first + k - start, eta0, sched, look_ahead)
+        here, M = _row_far(w, data, indices, a, b, y[i], eta * sigma)
         if here:
             _far_step(w, data, indices, a, b, False, y[i], eta, sigma, code, M, w)
         else:
@@ -1048,7 +1072,7 @@ def fiol(X, y, *, sigma, eta=None, epochs, loss, method="partition", schedule=No
         return (mc, np.empty(2 * width + 1), np.empty(2 * width + 1), pivot_state(p.seed),
                 far)
 
-    return run_l1("fiol", fiol_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
+    return run_l1("fiol", _run_steps, X, y, sigma=sigma, eta=eta, epochs=epochs, loss=loss,
                   schedule=schedule, seed=seed, order=order, n_checkpoints=n_checkpoints,
                   X_test=X_test, y_test=y_test, progress=progress, own=own,
                   own_params={"method": method})

@@ -29,6 +29,9 @@ CALLS = {
     "sag": dict(epochs=2, loss="logistic"), "svrg": dict(epochs=2, loss="logistic"),
     "saga": dict(epochs=2, loss="logistic"), "sdca": dict(epochs=2, loss="hinge"),
     "lbfgs": dict(loss="logistic"), "asgd": dict(epochs=2),
+    "sgd_momentum": dict(epochs=2, loss="logistic"),
+    "catalyst": dict(epochs=2, loss="logistic"), "adagrad": dict(epochs=2),
+    "adam": dict(epochs=2, step=0.01),
 }
 
 _CHILD = """
@@ -76,8 +79,21 @@ def measure(names):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--solvers", nargs="*", default=list(CALLS))
+    ap.add_argument("--record", action="store_true",
+                    help="save to data/recorded/bench_cold_start.json")
     a = ap.parse_args(argv)
-    return measure(a.solvers)
+    from rlmlib.book import records
+
+    missing = sorted(set(__import__("rlmlib").SOLVERS) - set(CALLS))
+    if missing:
+        raise SystemExit(f"no smallest call for the registered solver(s) {missing}; add "
+                         f"them to CALLS")
+    rec = records.start()
+    rec["full"] = a.record
+    rec["solvers"] = measure(a.solvers)
+    return records.save(rec, "bench_cold_start", what="issue 38 item 5: first call of "
+                        "each solver in a fresh process, numba cache empty and filled",
+                        load_average=os.getloadavg())
 
 
 if __name__ == "__main__":

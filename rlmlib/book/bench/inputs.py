@@ -184,6 +184,43 @@ def report_form(form, r):
           f"{r['load'][0]:.1f}-{r['load'][1]:.1f}", flush=True)
 
 
+def table(rec):
+    """The recorded run as text, one line per input form: ``check`` = check_X_y in SpMV
+    units, then each solver's median ratio rlmlib / peer, then the highest load average
+    seen while the form ran (lines of at most 88 characters).
+
+    Parameters
+    ----------
+    rec : dict
+        ``data/recorded/bench_inputs_full.json`` (:func:`rlmlib.book.records.load`) or
+        :func:`run`'s result.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rec = {"forms": {"CSR": {"check_spmv": 0.5, "load": [1.0, 2.0], "solvers": {
+    ...     "sgd": {"ratio": 0.25, "peer": "SGDClassifier(hinge)"}}}}}
+    >>> print(table(rec))
+    form                      check   sgd  load
+    CSR                        0.50  0.25   2.0
+    """
+    forms = rec["forms"]
+    names = list(next(iter(forms.values()))["solvers"]) if forms else []
+    widths = [max(5, len(n)) for n in names]
+    head = f"{'form':24s} {'check':>6s} " + " ".join(
+        f"{n:>{w}s}" for n, w in zip(names, widths)) + f" {'load':>5s}"
+    lines = [head]
+    for form, r in forms.items():
+        ratios = " ".join(f"{r['solvers'][n]['ratio']:{w}.2f}" if n in r["solvers"]
+                          else f"{'-':>{w}s}" for n, w in zip(names, widths))
+        lines.append(f"{form[:24]:24s} {r['check_spmv']:6.2f} {ratios} "
+                     f"{max(r['load']):5.1f}")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=50_000)
