@@ -21,7 +21,7 @@ from ..core.losses import LOGISTIC, loss_code
 from ..core.order import ORDERS, ExampleStream
 from ..solvers.sdca import (BETA_EDGE, SDCA_LOSSES, _dual_objective, dual_to_primal,
                             sdca_steps)
-from .driver import (check_rounds, check_seed, get_dw, local_task, run_rounds, setup,
+from .driver import (check_count, check_seed, get_dw, local_task, run_rounds, setup,
                      stream_seed)
 
 
@@ -90,10 +90,8 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
     """
     client, parts, shapes = setup(client, partitions, loss, SDCA_LOSSES)
     sigma = check_positive("sigma", sigma)
-    rounds = check_rounds(rounds)
-    if isinstance(local_epochs, bool) or not isinstance(local_epochs, (int, np.integer)) \
-            or local_epochs < 1:
-        raise ValueError(f"local_epochs must be an integer >= 1, got {local_epochs!r}")
+    rounds = check_count("rounds", rounds)
+    local_epochs = check_count("local_epochs", local_epochs)
     gamma = check_positive("gamma", gamma)
     if gamma > 1.0:
         raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from ..core.checks import check_choice, check_positive
+from ..core.checks import check_choice
 from ..core.losses import loss_code
 from ..core.objective import mean_loss
 from ..core.result import Result, Trace
@@ -113,14 +113,12 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
                   info=info)
 
 
-def check_rounds(rounds):
-    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
-        raise ValueError(f"rounds must be an integer >= 1, got {rounds!r}")
-    return int(rounds)
+def check_count(name, v):
+    """An integer >= 1 (rounds, local_epochs), ValueError naming ``name`` otherwise."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    return int(v)
 
-
-def check_sigma(sigma):
-    return check_positive("sigma", sigma)
 
 
 def stream_seed(seed, k):

@@ -13,7 +13,7 @@ from ..core.checks import check_choice, check_positive
 from ..core.losses import LOSSES, loss_code
 from ..core.order import ORDERS, ExampleStream
 from ..solvers.sgd import sgd_steps, t0_heuristic
-from .driver import (check_rounds, check_seed, run_rounds, setup, stream_seed)
+from .driver import (check_count, check_seed, run_rounds, setup, stream_seed)
 
 
 def _local_sgd_round(X, y, state, w, r, H, sigma, t0, code, loss):
@@ -61,10 +61,8 @@ def local_sgd(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", t0=Non
     losses = tuple(k for k in LOSSES if k != "exponential")
     client, parts, shapes = setup(client, partitions, loss, losses)
     sigma = check_positive("sigma", sigma)
-    rounds = check_rounds(rounds)
-    if isinstance(local_epochs, bool) or not isinstance(local_epochs, (int, np.integer)) \
-            or local_epochs < 1:
-        raise ValueError(f"local_epochs must be an integer >= 1, got {local_epochs!r}")
+    rounds = check_count("rounds", rounds)
+    local_epochs = check_count("local_epochs", local_epochs)
     seed = check_seed(seed)
     check_choice("order", order, ORDERS)
     R = max(s[2] for s in shapes)
