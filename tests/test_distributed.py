@@ -72,6 +72,9 @@ def test_cocoa_converges_with_gap_certificate(client, tmp_path):
     assert 0.0 <= gap < 1e-5
     # weak duality: the gap bounds the primal suboptimality
     assert res.objective - ref.objective <= gap + 1e-12
+    # safe aggregation (sigma' >= gamma K): the dual never decreases
+    duals = res.info["duals"]
+    assert np.all(np.diff(duals) >= -1e-12 * np.abs(duals[1:]))
     assert res.info["bytes_weights"] == 40 * 4 * 2 * X.shape[1] * 8
 
 

@@ -32,7 +32,8 @@ def _init(X, y, state, w, r, sm, code, loss):
     if code == LOGISTIC:
         alpha[:] = y * BETA_EDGE
         dual_to_primal(X.data, X.indices, X.indptr, alpha, sm, dw, False)
-    state.update(alpha=alpha, q=np.full(X.shape[0], -1.0), dw=dw)
+    conj = _dual_objective(code, alpha, y, np.zeros(1), 1.0) * X.shape[0]
+    state.update(alpha=alpha, q=np.full(X.shape[0], -1.0), dw=dw, conj=conj)
     return state
 
 
@@ -85,7 +86,8 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
     Returns
     -------
     Result
-        ``info['dual']`` D(α) and ``info['gap']`` P(w) − D(α) after the last round
+        ``info['dual']`` D(α) and ``info['gap']`` P(w) − D(α) after the last round,
+        ``info['duals']`` and ``info['gaps']`` at every checkpoint
         (the duals stay on the workers; ``info['states']`` holds their futures).
     """
     client, parts, shapes = setup(client, partitions, loss, SDCA_LOSSES)
@@ -127,5 +129,6 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
                      (int(local_epochs), sigma, m, sigma_p, gamma, code, loss), combine,
                      rounds, sigma, loss, params, np.asarray(w0, dtype=np.float64),
                      int(local_epochs) * m, info_fn=info, callback=callback)
-    res.info["gap"] = float(res.trace.objective[-1] - res.info["dual"])
+    res.info["gaps"] = res.trace.objective - res.info["duals"]
+    res.info["gap"] = float(res.info["gaps"][-1])
     return res

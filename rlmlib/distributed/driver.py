@@ -79,11 +79,14 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
                sigma, loss, params, w0, steps_per_round, info_fn=None, callback=None):
     """The loop: ``rounds`` rounds; after each, w <- combine(w, [dw_k]) and F(w) is
     recorded (a trace entry per round, evaluated on the workers). ``callback(r, client)``
-    (tests: kill a worker) runs after round r."""
+    (tests: kill a worker) runs after round r; ``info_fn(client, states, w)`` returns a
+    dict of scalars recorded at every checkpoint (info[key] the last, info[key + 's'] all).
+    """
     m = sum(s[0] for s in shapes)
     w = w0
     states = init_states
     objs = [objective(client, parts, w, sigma, loss, m)]
+    extra = [info_fn(client, states, w)] if info_fn is not None else []
     its, secs, ev = [0], [0.0], 0.0
     solver_s = 0.0
     bytes_w = 0
@@ -100,14 +103,17 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
         ev += time.perf_counter() - t
         its.append(its[-1] + steps_per_round)
         secs.append(solver_s)
+        if info_fn is not None:
+            extra.append(info_fn(client, states, w))
         if callback is not None:
             callback(r, client)
     its = np.array(its, dtype=np.int64)
     trace = Trace(its, its / m, np.array(secs), np.array(objs), eval_seconds=ev)
     info = {"rounds": rounds, "partitions": len(parts), "m": m,
             "bytes_weights": bytes_w, "states": states}
-    if info_fn is not None:
-        info.update(info_fn(client, states, w))
+    for key in (extra[0] if extra else {}):
+        info[key + "s"] = np.array([e[key] for e in extra])
+        info[key] = extra[-1][key]
     classes = None if loss == "squared" else np.array([-1.0, 1.0])
     return Result(w=w, solver=name, params=params, trace=trace, classes=classes,
                   info=info)
