@@ -83,19 +83,25 @@ def test_deterministic_and_worker_loss(client, tmp_path):
     parts = load_npz_partitions(client, _shards(tmp_path, X, y, 4))
     a = cocoa(parts, sigma=0.01, rounds=6, loss="hinge", seed=1, client=client)
 
+    killed = []
+
     def kill(r, cl):
         if r == 2:   # restart the worker holding partition 0 (its state is lost)
-            who = cl.who_has([parts[0]])[parts[0].key]
-            cl.restart_workers(list(who))
+            who = list(cl.who_has([parts[0]])[parts[0].key])
+            assert who
+            cl.restart_workers(who)
             cl.wait_for_workers(2)
+            killed.append(who)
 
     b = cocoa(parts, sigma=0.01, rounds=6, loss="hinge", seed=1, client=client,
               callback=kill)
+    assert len(killed) == 1
     assert np.array_equal(a.w, b.w)
     assert a.trace.objective.tolist() == b.trace.objective.tolist()
     c = local_sgd(parts, sigma=0.01, rounds=3, loss="hinge", seed=1, client=client)
     d = local_sgd(parts, sigma=0.01, rounds=3, loss="hinge", seed=1, client=client,
                   callback=kill)
+    assert len(killed) == 2
     assert np.array_equal(c.w, d.w)
 
 
