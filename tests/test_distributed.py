@@ -14,6 +14,13 @@ from rlmlib.distributed import (cocoa, load_npz_partitions, local_sgd,  # noqa: 
 
 @pytest.fixture(scope="module")
 def client():
+    """Two worker processes; SCHEDULER=tcp://host:port runs the tests on that cluster
+    instead (its workers must see this machine's temporary files)."""
+    if os.environ.get("SCHEDULER"):
+        cl = distributed.Client(os.environ["SCHEDULER"])
+        yield cl
+        cl.close()
+        return
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        memory_limit="1GiB", dashboard_address=None)
     cl = distributed.Client(cluster)
@@ -35,6 +42,16 @@ def _shards(tmp_path, X, y, K):
     paths = []
     for k in range(K):
         p = tmp_path / f"part{k}.npz"
+        save_npz_partition(p, X[bounds[k]:bounds[k + 1]], y[bounds[k]:bounds[k + 1]])
+        paths.append(p)
+    return paths
+
+
+def _shards_at(tmp_path, X, y, cuts):
+    bounds = [0, *cuts, X.shape[0]]
+    paths = []
+    for k in range(len(bounds) - 1):
+        p = tmp_path / f"at{k}.npz"
         save_npz_partition(p, X[bounds[k]:bounds[k + 1]], y[bounds[k]:bounds[k + 1]])
         paths.append(p)
     return paths
@@ -116,6 +133,23 @@ def test_one_shot_averaging_is_the_mean_of_local_runs(client, tmp_path):
     w1 = rlmlib.sgd(X[half:], y[half:], **kw).w
     mean = 0.5 * (w0 + w1)
     assert np.abs(res.w - mean).max() <= 1e-10 * np.abs(mean).max()
+
+
+def test_svmlight_shards(client, tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    from rlmlib.distributed import load_svmlight_partitions
+
+    X, y = _data()
+    paths = []
+    for k, rows in enumerate((slice(0, 150), slice(150, 400))):
+        paths.append(tmp_path / f"s{k}.svm")
+        dump_svmlight_file(X[rows], y[rows], str(paths[-1]))
+    a = cocoa(load_svmlight_partitions(client, paths, X.shape[1]), sigma=0.1, rounds=3,
+              client=client)
+    b = cocoa(load_npz_partitions(client, _shards_at(tmp_path, X, y, (150,))),
+              sigma=0.1, rounds=3, client=client)
+    assert np.abs(a.w - b.w).max() <= 1e-12 * np.abs(b.w).max()
 
 
 def test_malformed_partition_is_named(client, tmp_path):

@@ -39,9 +39,18 @@ def _read_svmlight(path, n_features):
     return X.tocsr(), np.asarray(y, dtype=np.float64)
 
 
+def _key(kind, i, path):
+    """A task key naming the file, its size and time of change: a rewritten file is read
+    again, an unchanged one is not read twice."""
+    import os
+
+    st = os.stat(path)
+    return f"rlmlib-{kind}-{i}-{path}-{st.st_size}-{st.st_mtime_ns}"
+
+
 def load_npz_partitions(client, paths):
     """One future per .npz file, each read by a worker (never on the client)."""
-    return [client.submit(_read_npz, str(p), key=f"rlmlib-npz-{i}-{p}")
+    return [client.submit(_read_npz, str(p), key=_key("npz", i, p))
             for i, p in enumerate(paths)]
 
 
@@ -49,7 +58,7 @@ def load_svmlight_partitions(client, paths, n_features):
     """One future per svmlight shard, each read by a worker; ``n_features`` is needed
     so that every shard has the same columns."""
     return [client.submit(_read_svmlight, str(p), int(n_features),
-                          key=f"rlmlib-svm-{i}-{p}") for i, p in enumerate(paths)]
+                          key=_key("svm", i, p)) for i, p in enumerate(paths)]
 
 
 def from_dask_array(client, X, y):
