@@ -152,6 +152,22 @@ def test_svmlight_shards(client, tmp_path):
     assert np.abs(a.w - b.w).max() <= 1e-12 * np.abs(b.w).max()
 
 
+def test_dask_array_partitions(client, tmp_path):
+    import dask.array as da
+
+    from rlmlib.distributed import from_dask_array
+
+    X, y = _data()
+    Xd = da.from_array(X.toarray(), chunks=(100, X.shape[1]))
+    yd = da.from_array(y, chunks=100)
+    a = cocoa(from_dask_array(client, Xd, yd), sigma=0.1, rounds=3, client=client)
+    b = cocoa(load_npz_partitions(client, _shards(tmp_path, X, y, 4)), sigma=0.1,
+              rounds=3, client=client)
+    assert np.abs(a.w - b.w).max() <= 1e-12 * np.abs(b.w).max()
+    with pytest.raises(ValueError, match="y must be a 1-d dask array"):
+        from_dask_array(client, Xd, da.from_array(y, chunks=50))
+
+
 def test_malformed_partition_is_named(client, tmp_path):
     X, y = _data()
     bad, = client.scatter([(X[:10], y[:9])])
