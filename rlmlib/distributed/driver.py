@@ -1,0 +1,139 @@
+"""The round loop shared by the distributed solvers (one file per algorithm beside it).
+
+Each round the client sends the current weights w (n floats) to every partition's task;
+the task runs local steps with the serial solvers' numba kernels on its partition and
+returns a small dict whose ``"dw"`` entry (n floats) alone comes back to the client. The
+rest of a partition's state (its dual variables, its example stream) stays on the worker
+as the round's future and is the next round's input, so that a lost worker's state is
+recomputed from its lineage (the partition's load and the earlier rounds, all
+deterministic): the run ends with the answer it would have had without the loss.
+"""
+import copy
+import time
+
+import numpy as np
+
+from ..core.checks import check_choice
+from ..core.losses import loss_code
+from ..core.objective import mean_loss
+from ..core.result import Result, Trace
+from .partitions import check_partition, describe
+
+
+def _client(client):
+    if client is None:
+        from distributed import get_client
+
+        return get_client()
+    return client
+
+
+def setup(client, partitions, loss, losses):
+    """Validated partitions as futures, and their shapes (m_k, n, R_k) gathered."""
+    client = _client(client)
+    check_choice("loss", loss, losses)
+    if not isinstance(partitions, (list, tuple)) or len(partitions) == 0:
+        raise ValueError(f"partitions must be a non-empty list of futures or delayed "
+                         f"(X, y) pairs, got {type(partitions).__name__}")
+    parts = []
+    for k, p in enumerate(partitions):
+        if hasattr(p, "dask") and hasattr(p, "compute"):   # dask.delayed
+            p = client.compute(p)
+        elif not hasattr(p, "key"):
+            raise ValueError(f"partitions[{k}] must be a Dask future or delayed object "
+                             f"(the data stays on the workers), got {type(p).__name__}")
+        parts.append(p)
+    shapes = client.gather([client.submit(describe, p, k, loss, pure=False)
+                            for k, p in enumerate(parts)])
+    ns = {s[1] for s in shapes}
+    if len(ns) != 1:
+        raise ValueError(f"partitions must have the same number of columns, got "
+                         f"{[s[1] for s in shapes]}")
+    return client, parts, shapes
+
+
+def partial_loss(part, k, w, loss):
+    """Σ_i ℓ(⟨w, x_i⟩, y_i) over partitions[k] (a scalar crosses the network)."""
+    X, y = check_partition(part, k, loss)
+    return mean_loss(X.data, X.indices, X.indptr, w, y, loss_code(loss)) * X.shape[0]
+
+
+def objective(client, parts, w, sigma, loss, m):
+    """F(w) = (1/m) Σ_k Σ_{i in k} ℓ_i + (σ/2)‖w‖², the sums formed on the workers."""
+    fs = [client.submit(partial_loss, p, k, w, loss) for k, p in enumerate(parts)]
+    return sum(client.gather(fs)) / m + 0.5 * sigma * float(w @ w)
+
+
+def local_task(fn, part, k, state, w, args):
+    """One partition's round: ``fn(X, y, state, w, *args)`` on a copy of the state (the
+    input future is never mutated, so a recomputation gives the same output)."""
+    X, y = check_partition(part, k, args[-1])
+    return fn(X, y, copy.deepcopy(state), w, *args)
+
+
+def get_dw(out):
+    return out["dw"]
+
+
+def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, rounds,
+               sigma, loss, params, w0, steps_per_round, info_fn=None, callback=None):
+    """The loop: ``rounds`` rounds; after each, w <- combine(w, [dw_k]) and F(w) is
+    recorded (a trace entry per round, evaluated on the workers). ``callback(r, client)``
+    (tests: kill a worker) runs after round r; ``info_fn(client, states, w)`` returns a
+    dict of scalars recorded at every checkpoint (info[key] the last, info[key + 's'] all).
+    """
+    m = sum(s[0] for s in shapes)
+    w = w0
+    states = init_states
+    objs = [objective(client, parts, w, sigma, loss, m)]
+    extra = [info_fn(client, states, w)] if info_fn is not None else []
+    its, secs, ev = [0], [0.0], 0.0
+    solver_s = 0.0
+    bytes_w = 0
+    for r in range(rounds):
+        t = time.perf_counter()
+        states = [client.submit(local_task, fn, p, k, s, w, (r,) + args, pure=False)
+                  for k, (p, s) in enumerate(zip(parts, states))]
+        dws = client.gather([client.submit(get_dw, s, pure=False) for s in states])
+        bytes_w += 2 * len(parts) * w.shape[0] * 8   # w out, dw back, per partition
+        w = combine(w, dws)
+        solver_s += time.perf_counter() - t
+        t = time.perf_counter()
+        objs.append(objective(client, parts, w, sigma, loss, m))
+        ev += time.perf_counter() - t
+        its.append(its[-1] + steps_per_round)
+        secs.append(solver_s)
+        if info_fn is not None:
+            extra.append(info_fn(client, states, w))
+        if callback is not None:
+            callback(r, client)
+    its = np.array(its, dtype=np.int64)
+    trace = Trace(its, its / m, np.array(secs), np.array(objs), eval_seconds=ev)
+    info = {"rounds": rounds, "partitions": len(parts), "m": m,
+            "bytes_weights": bytes_w, "states": states}
+    for key in (extra[0] if extra else {}):
+        info[key + "s"] = np.array([e[key] for e in extra])
+        info[key] = extra[-1][key]
+    classes = None if loss == "squared" else np.array([-1.0, 1.0])
+    return Result(w=w, solver=name, params=params, trace=trace, classes=classes,
+                  info=info)
+
+
+def check_count(name, v):
+    """An integer >= 1 (rounds, local_epochs), ValueError naming ``name`` otherwise."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    return int(v)
+
+
+
+def stream_seed(seed, k):
+    """Partition k's example-order seed: ``seed`` itself for partition 0 (so that one
+    partition visits the examples as the serial solver does), (seed, k) otherwise."""
+    return seed if k == 0 else (seed, k)
+
+
+def check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    return int(seed)

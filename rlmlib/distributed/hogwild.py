@@ -1,0 +1,92 @@
+"""Hogwild!-style lock-free SGD within one process (Niu et al. 2011): ``threads`` numba
+``nogil`` threads share w and write only the coordinates of their example's support.
+
+Step of an example i at step t (η_t = 1/(σ(t + t0)), t counted over all threads as
+t = t_thread · threads + thread), for every j in the support of x_i:
+
+    w_j <- w_j · max(0, 1 - η_t σ / p_j) - η_t ℓ'(⟨w, x_i⟩, y_i) x_ij,
+
+p_j the fraction of examples whose support holds j: the regularizer's gradient σw is
+spread over the supports so that its expectation over i is σ w (Niu et al.'s split; the
+max(0, ·) keeps a rare feature's early shrink from overshooting). No locks: a thread may
+read w while another writes it, which the analysis allows for sparse data. With
+``threads=1`` the run is deterministic (tested against a transcription of the step);
+with more it is not (the interleaving of the threads decides). Python threads, no
+OpenMP: nothing spins while idle and nothing is forked.
+"""
+import concurrent.futures
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+
+from ..core.checks import check_positive
+from ..core.losses import LOSSES, loss_code, loss_deriv
+from ..core.objective import objective
+from ..core.result import Result, Trace
+from ..solvers.sgd import t0_heuristic
+from .driver import check_count, check_seed
+from .partitions import check_partition
+
+
+@njit(nogil=True, cache=True)
+def hogwild_steps(data, indices, indptr, y, w, order, t_first, stride, sigma, t0, code,
+                  inv_p):
+    """Lock-free SGD steps on examples ``order`` (module docstring), in place on w."""
+    for k in range(order.shape[0]):
+        i = order[k]
+        a = indptr[i]
+        b = indptr[i + 1]
+        z = 0.0
+        for p in range(a, b):
+            z += data[p] * w[indices[p]]
+        eta = 1.0 / (sigma * (t_first + k * stride + t0))
+        d = loss_deriv(code, z, y[i])
+        for p in range(a, b):
+            j = indices[p]
+            w[j] = w[j] * max(0.0, 1.0 - eta * sigma * inv_p[j]) - eta * d * data[p]
+
+
+def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
+    """Lock-free SGD with ``threads`` threads on one process's CSR rows (labels -1/+1).
+
+    Returns a ``Result`` whose trace holds the start and the end (F exact)."""
+    import time
+
+    if loss not in LOSSES or loss == "exponential":
+        raise ValueError(f"loss must be one of {sorted(set(LOSSES) - {'exponential'})}, "
+                         f"got {loss!r}")
+    if not sp.issparse(X):
+        raise ValueError(f"X must be a scipy sparse matrix, got {type(X).__name__}")
+    X, yf = check_partition((sp.csr_matrix(X), y), 0, loss)
+    sigma = check_positive("sigma", sigma)
+    epochs = check_count("epochs", epochs)
+    threads = check_count("threads", threads)
+    seed = check_seed(seed)
+    m, n = X.shape
+    R = float(np.sqrt(X.multiply(X).sum(axis=1).max()))
+    t0 = t0_heuristic(sigma, loss, R) if t0 is None else check_positive("t0", t0)
+    counts = np.bincount(X.indices, minlength=n).astype(np.float64)
+    inv_p = np.where(counts > 0, m / np.maximum(counts, 1.0), 0.0)
+    code = loss_code(loss)
+    w = np.zeros(n)
+    rng = np.random.default_rng(seed)
+    F0 = objective(X, yf, w, sigma=sigma, loss=loss)
+    start = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+        for e in range(epochs):
+            perm = rng.permutation(m).astype(np.int64)
+            blocks = np.array_split(perm, threads)
+            futs = [pool.submit(hogwild_steps, X.data, X.indices, X.indptr, yf, w, blk,
+                                e * m + h, threads, sigma, t0, code, inv_p)
+                    for h, blk in enumerate(blocks)]
+            for f in futs:
+                f.result()
+    secs = time.perf_counter() - start
+    F = objective(X, yf, w, sigma=sigma, loss=loss)
+    trace = Trace(np.array([0, epochs * m]), np.array([0.0, epochs]),
+                  np.array([0.0, secs]), np.array([F0, F]))
+    params = {"sigma": sigma, "epochs": epochs, "threads": threads, "loss": loss,
+              "t0": t0, "seed": seed}
+    classes = None if loss == "squared" else np.array([-1.0, 1.0])
+    return Result(w=w, solver="hogwild", params=params, trace=trace, classes=classes)
