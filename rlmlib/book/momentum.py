@@ -123,6 +123,62 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     return w
 
 
+
+def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
+    """Largest ratio, over t = 1..T, of F(x_t) - F* to the outer bound of Catalyst,
+    8/(√q - ρ)² (1 - ρ)^{t+1} (F(x_0) - F*), on a ridge problem (m = 60, n = 5,
+    σ = 0.01, q = σ/(σ + τ), ρ = rho_frac·√q). Each subproblem
+    G_t(x) = F(x) + (τ/2)‖x - y_{t-1}‖² is solved in closed form and its minimizer z_t is
+    then moved by the whole allowed error: x_t = z_t + d with G_t(x_t) - min G_t = ε_t =
+    (2/9)(F(x_0) - F*)(1 - ρ)^t, d along ``sign``·(z_t - w*) (away from the solution for
+    sign = 1). Extrapolation as in Lin et al.'s scheme with α_0 = √q. Gaps are computed as
+    quadratic forms in x - w*, never as differences of values (no cancellation).
+
+    Parameters
+    ----------
+    tau : float > 0
+    rho_frac : float in (0, 1)
+    T : int
+    seed : int
+    sign : float, +1 or -1
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> catalyst_bound_ratio(1.0, 0.9, T=20) < 1.0
+    True
+    """
+    r = np.random.default_rng(seed)
+    m, n, sigma = 60, 5, 0.01
+    X = r.standard_normal((m, n)) * np.linspace(0.2, 3.0, n)
+    y = X @ r.standard_normal(n) + 0.5 * r.standard_normal(m)
+    H = X.T @ X / m + sigma * np.eye(n)
+    c = X.T @ y / m
+    w_star = np.linalg.solve(H, c)
+    q = sigma / (sigma + tau)
+    rho = rho_frac * math.sqrt(q)
+    gap0 = 0.5 * w_star @ H @ w_star  # x_0 = 0
+    Hg = H + tau * np.eye(n)
+    x_prev, y_c, alpha, worst = np.zeros(n), np.zeros(n), math.sqrt(q), 0.0
+    for t in range(1, T + 1):
+        z = np.linalg.solve(Hg, c + tau * y_c)  # exact minimizer of G_t
+        eps_t = 2.0 / 9.0 * gap0 * (1.0 - rho) ** t
+        d = sign * (z - w_star)
+        if not np.any(d):
+            d = np.ones(n)
+        x = z + d * math.sqrt(2.0 * eps_t / (d @ Hg @ d))
+        a2 = alpha * alpha
+        alpha_new = 0.5 * (q - a2 + math.sqrt((q - a2) ** 2 + 4.0 * a2))
+        y_c = x + alpha * (1.0 - alpha) / (a2 + alpha_new) * (x - x_prev)
+        x_prev, alpha = x, alpha_new
+        bound = 8.0 / (math.sqrt(q) - rho) ** 2 * (1.0 - rho) ** (t + 1) * gap0
+        e = x - w_star
+        worst = max(worst, 0.5 * (e @ H @ e) / bound)
+    return float(worst)
+
 # ------------------------------------------------ deterministic methods (first page)
 def heavy_ball(grad, w0, eta, beta, T):
     """Box "Heavy ball": w_{t+1} = w_t - η ∇F(w_t) + β (w_t - w_{t-1}), w_{-1} = w_0.
