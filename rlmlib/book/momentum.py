@@ -124,6 +124,55 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
 
 
 
+def katyusha_literal(X, y, sigma, inner, idx, loss="logistic"):
+    """Box "Katyusha": stages of ``inner`` steps (the draws ``idx``, length a multiple of
+    ``inner``), each after a snapshot x̃ with full loss gradient μ̃; a step forms
+    x = τ₁z + τ₂x̃ + (1 - τ₁ - τ₂)y, g = μ̃ + (ℓ'(⟨x, x_j⟩) - ℓ'(⟨x̃, x_j⟩)) x_j,
+    z ← (z - αg)/(1 + ασ), y ← (3Lx - g)/(3L + σ); the next x̃ is the average of the
+    stage's y weighted by (1 + ασ)^j. τ₂ = 1/2, τ₁ = min(√(inner σ/(3L)), 1/2),
+    α = 1/(3τ₁L), L = L_max of the loss part.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma : float
+    inner : int
+    idx : sequence of int
+    loss : {'logistic', 'squared'}
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = katyusha_literal(np.eye(2), np.array([1.0, -1.0]), 0.1, 2, [0, 1],
+    ...                      loss="squared")
+    >>> [round(v, 6) for v in w.tolist()]
+    [0.257061, -0.225137]
+    """
+    m, n = X.shape
+    L = (1.0 if loss == "squared" else 0.25) * float((X * X).sum(axis=1).max())
+    tau1 = min(math.sqrt(inner * sigma / (3.0 * L)), 0.5)
+    tau2, alpha = 0.5, 1.0 / (3.0 * tau1 * L)
+    xt, z, yv = np.zeros(n), np.zeros(n), np.zeros(n)
+    for s0 in range(0, len(idx), inner):
+        d_snap = np.array([_deriv(loss, X[i] @ xt, y[i]) for i in range(m)])
+        mu = X.T @ d_snap / m
+        acc, wsum = np.zeros(n), 0.0
+        for j, i in enumerate(idx[s0:s0 + inner]):
+            x = tau1 * z + tau2 * xt + (1.0 - tau1 - tau2) * yv
+            g = mu + (_deriv(loss, X[i] @ x, y[i]) - d_snap[i]) * X[i]
+            z = (z - alpha * g) / (1.0 + alpha * sigma)
+            yv = (3.0 * L * x - g) / (3.0 * L + sigma)
+            acc = acc + (1.0 + alpha * sigma) ** j * yv
+            wsum += (1.0 + alpha * sigma) ** j
+        xt = acc / wsum
+    return xt
+
+
 def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
     """Largest ratio, over t = 1..T, of F(x_t) - F* to the outer bound of Catalyst,
     8/(√q - ρ)² (1 - ρ)^{t+1} (F(x_0) - F*), on a ridge problem (m = 60, n = 5,
