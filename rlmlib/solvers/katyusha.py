@@ -35,8 +35,8 @@ def katyusha_parameters(Lmax, sigma, inner):
 
     Examples
     --------
-    >>> katyusha_parameters(3.0, 1.0, 2)
-    (0.5, 0.5, 0.2222222222222222)
+    >>> katyusha_parameters(2.0, 3.0, 1)   # √(1·3/(3·2)) > 1/2: τ₁ = 1/2, α = 1/(3 L/2)
+    (0.5, 0.5, 0.3333333333333333)
     """
     tau1 = min(math.sqrt(inner * sigma / (3.0 * Lmax)), 0.5)
     return tau1, 0.5, 1.0 / (3.0 * tau1 * Lmax)
