@@ -33,6 +33,20 @@ from .vr import check_curvature, row_norms2
 def katyusha_parameters(Lmax, sigma, inner):
     """(τ₁, τ₂, α) of Allen-Zhu's Algorithm 1 for an inner length ``inner`` (his m).
 
+    Parameters
+    ----------
+    Lmax : float > 0
+        Smoothness of one loss term (the paper's L).
+    sigma : float > 0
+        Strong convexity of the regularizer.
+    inner : int >= 1
+        Steps per stage.
+
+    Returns
+    -------
+    tuple of float
+        τ₁ = min(√(inner σ/(3L)), 1/2), τ₂ = 1/2, α = 1/(3τ₁L).
+
     Examples
     --------
     >>> katyusha_parameters(2.0, 3.0, 1)   # √(1·3/(3·2)) > 1/2: τ₁ = 1/2, α = 1/(3 L/2)
