@@ -63,7 +63,7 @@ def katyusha_snapshot(data, indices, indptr, y, code, xt, mu, gsnap, acc, state)
     m, n = y.shape[0], xt.shape[0]
     if state[0] > 0.0:
         for k in range(n):
-            xt[k] = acc[k] / state[0]
+            xt[k] = acc[k]
             acc[k] = 0.0
     state[0] = 0.0
     state[1] = 1.0
@@ -82,7 +82,10 @@ def katyusha_snapshot(data, indices, indptr, y, code, xt, mu, gsnap, acc, state)
 @njit(cache=True)
 def katyusha_steps(data, indices, indptr, y, code, L, sigma, alpha, tau1, tau2, xt, mu,
                    gsnap, z, yv, x, g, acc, state, idx, start, stop):
-    """Steps idx[start:stop] of the box (state = [Σ weights, next weight])."""
+    """Steps idx[start:stop] of the box. ``acc`` is the running weighted average of the
+    stage's y (weights (1 + ασ)^j), kept as avg ← avg + r_j (y_j - avg) with
+    r_j = w_j / Σ_{i≤j} w_i = 1/(1 + 1/(r_{j-1}(1 + ασ))), r_0 = 1: the weights
+    themselves overflow when ασ is large. state = [steps of the stage, r_{j-1}]."""
     n = xt.shape[0]
     grow = 1.0 + alpha * sigma
     for t in range(start, stop):
@@ -96,13 +99,13 @@ def katyusha_steps(data, indices, indptr, y, code, L, sigma, alpha, tau1, tau2, 
         c = loss_deriv(code, s, y[i]) - gsnap[i]
         for p in range(indptr[i], indptr[i + 1]):
             g[indices[p]] += c * data[p]
-        wgt = state[1]
+        r = 1.0 if state[0] == 0.0 else 1.0 / (1.0 + 1.0 / (state[1] * grow))
         for k in range(n):
             z[k] = (z[k] - alpha * g[k]) / grow
             yv[k] = (3.0 * L * x[k] - g[k]) / (3.0 * L + sigma)
-            acc[k] += wgt * yv[k]
-        state[0] += wgt
-        state[1] = wgt * grow
+            acc[k] += r * (yv[k] - acc[k])
+        state[0] += 1.0
+        state[1] = r
 
 
 @sigma_keyword
@@ -179,7 +182,7 @@ def katyusha(X, y, *, sigma, epochs=30, loss="logistic", inner=None, seed=0,
                        xt, mu, gsnap, z, yv, x, g, acc, state, idx, start, stop)
 
     def get_w():
-        return acc / state[0] if state[0] > 0.0 else xt.copy()
+        return acc.copy() if state[0] > 0.0 else xt.copy()
 
     params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "inner": P.inner,
               "stages": stages, "tau1": tau1, "tau2": tau2, "alpha": alpha,
