@@ -64,6 +64,7 @@ from .solvers.sdca import sdca  # noqa: E402
 # Momentum and acceleration
 from .solvers.sgd_momentum import sgd_momentum  # noqa: E402
 from .solvers.catalyst import catalyst  # noqa: E402
+from .solvers.katyusha import katyusha  # noqa: E402
 # Adaptive steps
 from .solvers.adagrad import adagrad  # noqa: E402
 from .solvers.adam import adam  # noqa: E402
@@ -79,7 +80,7 @@ SOLVERS = {
     "saga": saga, "sdca": sdca,
     "lbfgs": lbfgs,
     "asgd": asgd,
-    "sgd_momentum": sgd_momentum, "catalyst": catalyst,
+    "sgd_momentum": sgd_momentum, "catalyst": catalyst, "katyusha": katyusha,
     "adagrad": adagrad, "adam": adam,
 }
 

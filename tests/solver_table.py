@@ -31,6 +31,7 @@ SOLVER_TABLE = {
     "asgd": dict(kwargs=dict(epochs=2), steps="epochs"),
     "sgd_momentum": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
     "catalyst": dict(kwargs=dict(epochs=2, loss="logistic"), steps="epochs"),
+    "katyusha": dict(kwargs=dict(epochs=3, loss="logistic"), steps="epochs"),
     "adagrad": dict(kwargs=dict(epochs=2), steps="epochs"),
     "adam": dict(kwargs=dict(epochs=2, step=0.01), steps="epochs"),
 }
@@ -104,6 +105,7 @@ DEFAULT_BUDGET = {
     # constant step (1 - beta)/(2 L_max): the noise floor of the effective step 1/(2 L_max)
     "sgd_momentum": (dict(epochs=100), 1e-2, 1e-2),
     "catalyst": (dict(epochs=50), 1e-2, 1e-2),
+    "katyusha": (dict(epochs=60), 1e-2, 1e-2),
     # constant step eta in units of w (chapters/adaptive/index.md): their defaults end in
     # a noise floor of size ~eta, not at a given gap; AdaGrad's steps shrink as 1/sqrt(G)
     "adagrad": (dict(epochs=100), None, None),
@@ -116,7 +118,7 @@ def default_losses(name):
     """The losses the default-call tests run ``name`` with."""
     if name == "pegasos":
         return ["hinge"]
-    if name in ("pgs", "sag", "svrg", "saga", "catalyst"):
+    if name in ("pgs", "sag", "svrg", "saga", "catalyst", "katyusha"):
         return ["logistic", "squared"]
     if name == "asgd":
         return ["hinge", "squared_hinge", "logistic"]

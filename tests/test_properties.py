@@ -480,6 +480,7 @@ SOLVER_CALLS = {
     "adam": dict(sigma=0.1, epochs=3, step=0.01),
     "sgd_momentum": dict(sigma=0.1, epochs=3, loss="logistic"),
     "catalyst": dict(sigma=0.1, epochs=3, loss="logistic"),
+    "katyusha": dict(sigma=0.1, epochs=3, loss="logistic"),
     "saga": dict(sigma=0.1, epochs=3, loss="logistic"),
     "sdca": dict(sigma=0.1, epochs=3, loss="hinge"),
 }
