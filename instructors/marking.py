@@ -624,6 +624,62 @@ MARKING = {
         (3, "(c) the overhead fraction o/(tau + o) with the measured o, and grouping "
             "runs per task when it is large"),
     ],
+    # ------------------------------------------------ distributed training
+    "ex-dist-jensen-strict": [
+        (2, "strong convexity at the average: F(w_k) >= F(w_bar) + <g, w_k - w_bar> + "
+            "mu/2 |w_k - w_bar|^2 for a subgradient g at w_bar"),
+        (2, "the weighted sum: the linear terms vanish since sum_k p_k (w_k - w_bar) = 0"),
+        (1, "the bound mu/2 sum_k p_k |w_k - w_bar|^2, positive unless all w_k are equal"),
+    ],
+    "ex-dist-safe-tight": [
+        (3, "the example: K equal vectors v, |sum v_k|^2 = K^2 |v|^2 = K sum |v_k|^2"),
+        (4, "where the proof uses sigma' >= gamma K: the quadratic term "
+            "gamma^2 |sum v_k|^2 <= gamma sigma' sum |v_k|^2 needs gamma K <= sigma'"),
+        (3, "what goes wrong below: identical partitions propose the same Delta and the "
+            "aggregate can overshoot and lower D"),
+    ],
+    "ex-dist-one-partition": [
+        (2, "with K = 1, A_1 Delta is the whole change of w: w(alpha + Delta) = w + A_1 Delta"),
+        (2, "expanding sigma/2 |w + A_1 Delta|^2 gives the subproblem's three terms with "
+            "sigma' = 1, and c(alpha + Delta) its first"),
+        (1, "hence coordinate steps on G_1 are SDCA's steps"),
+    ],
+    "ex-dist-critical": [
+        (3, "below the critical size the steps T(Kb) ~ V/(2 K b mu^2 eps) ln(2 a_0/eps)"),
+        (3, "bytes 16 K n T(Kb): the factor K cancels, the bytes do not depend on K"),
+        (2, "above k*/b the steps stop falling and the bytes grow like K"),
+        (2, "the conclusion: workers buy fewer steps (time), never fewer bytes"),
+    ],
+    "ex-dist-local-sgd-quadratic": [
+        (3, "gradient descent on the strongly convex quadratic F_k with eta < 2/L_k "
+            "converges to w_k* = (C_k + sigma I)^{-1} b_k"),
+        (3, "the one-shot average sum_k p_k (C_k + sigma I)^{-1} b_k"),
+        (3, "w* = (sum_k p_k C_k + sigma I)^{-1} sum_k p_k b_k, from the normal equations "
+            "of F"),
+        (3, "they differ in general (the inverse is not linear), agree when the C_k are "
+            "equal"),
+        (3, "H = 1: sum_k p_k (w - eta grad F_k(w)) = w - eta grad F(w) since "
+            "grad F = sum_k p_k grad F_k"),
+    ],
+    "ex-dist-cocoa-rounds": [
+        (4, "the theorem's increase D(alpha+) - D(alpha) >= gamma sum_k "
+            "(G_k(Delta_k) - G_k(0))"),
+        (4, "Theta-approximate local solutions: E[G_k(Delta_k) - G_k(0)] >= (1 - Theta)"
+            "(G_k(Delta*_k) - G_k(0))"),
+        (3, "summing with the fraction s: E D(alpha+) - D(alpha) >= gamma (1 - Theta) s "
+            "(D* - D(alpha))"),
+        (2, "the contraction of D* - D by 1 - gamma (1 - Theta) s per round"),
+        (2, "iterating and 1 - x <= e^-x give the number of rounds"),
+    ],
+    "ex-pgs-boost": [
+        (3, "(a) Markov's inequality on the non-negative gap X: P(X > a/delta) <= delta"),
+        (2, "(b) each run: P(X_j > e a) <= 1/e"),
+        (2, "(b) independence: P(all X_j > e a) <= e^-J; the kept output has the "
+            "smallest X_j"),
+        (2, "(c) route (a): T = C/(delta eps) = 1000 C/eps steps; route (b): J = 7 runs "
+            "of e C/eps, about 19 C/eps"),
+        (1, "(c) what (b) costs beyond the steps: J evaluations of F, a pass each"),
+    ],
 }
 
 DEDUCTIONS = {
@@ -926,6 +982,30 @@ DEDUCTIONS = {
     "ex-pre-equivalence": [
         (3, "a condition number bound that depends on sigma"),
         (2, "the eigenvalues of C_hat taken in [0, 1] (1 is not attained)"),
+    ],
+    "ex-dist-jensen-strict": [
+        (2, "plain convexity (Jensen) only: it gives the inequality, not its strictness "
+            "or the quadratic lower bound"),
+    ],
+    "ex-dist-one-partition": [
+        (1, "keeping sigma' general: the identity holds for sigma' = 1 only"),
+    ],
+    "ex-dist-critical": [
+        (3, "the bytes of one step without the number of steps (concludes that more "
+            "workers always cost more bytes)"),
+    ],
+    "ex-dist-safe-tight": [
+        (3, "an example with orthogonal v_k (then |sum v_k|^2 = sum |v_k|^2: the "
+            "easy case, not the tight one)"),
+    ],
+    "ex-dist-local-sgd-quadratic": [
+        (3, "averaging the inverses as if (sum p_k A_k)^{-1} = sum p_k A_k^{-1}"),
+    ],
+    "ex-dist-cocoa-rounds": [
+        (2, "dropping the expectation: Theta-approximation holds only in expectation"),
+    ],
+    "ex-pgs-boost": [
+        (2, "(b) keeping the last or a random run instead of the one with the smallest F"),
     ],
 }
 
