@@ -30,7 +30,7 @@ INTERNAL = ("rlmlib.core.checks", "rlmlib.core.order", "rlmlib.core.problem",
             "rlmlib.core.rows", "rlmlib.core.runner", "rlmlib.core.rowops",
             "rlmlib.core.prefetch", "rlmlib.precond.chunks", "rlmlib.solvers.l1",
             "rlmlib.solvers.l1run", "rlmlib.solvers.t0", "rlmlib.solvers.vr",
-            "rlmlib.solvers.limits")
+            "rlmlib.solvers.limits", "rlmlib.distributed.driver")
 
 
 def _is_kernel(obj):

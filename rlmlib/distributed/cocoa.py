@@ -89,6 +89,21 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
         ``info['dual']`` D(α) and ``info['gap']`` P(w) − D(α) after the last round,
         ``info['duals']`` and ``info['gaps']`` at every checkpoint
         (the duals stay on the workers; ``info['states']`` holds their futures).
+
+    Raises
+    ------
+    ValueError
+        A malformed partition (naming ``partitions[k]`` and the fault), a loss SDCA does
+        not take, or an argument out of its range (naming it and the value).
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster                # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2, processes=True))  # doctest: +SKIP
+    >>> parts = load_npz_partitions(client, ["p0.npz", "p1.npz"])   # doctest: +SKIP
+    >>> res = cocoa(parts, sigma=1e-3, client=client, rounds=25)    # doctest: +SKIP
+    >>> res.info["gap"] <= 1e-6                                     # doctest: +SKIP
+    True
     """
     client, parts, shapes = setup(client, partitions, loss, SDCA_LOSSES)
     sigma = check_positive("sigma", sigma)

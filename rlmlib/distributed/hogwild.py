@@ -50,7 +50,48 @@ def hogwild_steps(data, indices, indptr, y, w, order, t_first, stride, sigma, t0
 def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     """Lock-free SGD with ``threads`` threads on one process's CSR rows (labels -1/+1).
 
-    Returns a ``Result`` whose trace holds the start and the end (F exact)."""
+    Each thread runs plain SGD steps (step 1/(sigma (t + t0))) on its share of a random
+    permutation of the rows and writes to the shared ``w`` without locks (numba kernels
+    that release the GIL). With ``threads > 1`` the result depends on the threads'
+    interleaving: it is not reproducible bit for bit, only in distribution.
+
+    Parameters
+    ----------
+    X : scipy sparse matrix
+        The rows (converted to CSR).
+    y : array-like
+        Labels -1/+1 (targets for the squared loss).
+    sigma : float
+        Regularization weight, > 0.
+    epochs : int
+        Passes over the data.
+    threads : int, default 2
+        Threads writing to ``w``.
+    loss : str, default "hinge"
+        Any of the library's losses but the exponential one.
+    t0 : float, optional
+        Step offset; the library's heuristic by default.
+    seed : int, default 0
+        Seed of the permutations.
+
+    Returns
+    -------
+    Result
+        Its trace holds the start and the end (F exact at both).
+
+    Raises
+    ------
+    ValueError
+        X not sparse, a malformed X or y, or an argument out of range (named).
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> ds = rlmlib.datasets.rcv1_like(m=500, n=50, nnz_per_row=5, seed=0)
+    >>> res = hogwild(ds.X, ds.y, sigma=1e-2, epochs=3, threads=1)
+    >>> bool(res.trace.objective[-1] < res.trace.objective[0])
+    True
+    """
     import time
 
     if loss not in LOSSES or loss == "exponential":

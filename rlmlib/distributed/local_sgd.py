@@ -57,6 +57,17 @@ def local_sgd(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", t0=Non
     Result
         ``trace`` has one entry per round (F evaluated on the workers);
         ``info['bytes_weights']`` the bytes of weight vectors sent and received.
+
+    Raises
+    ------
+    ValueError
+        A malformed partition (naming ``partitions[k]`` and the fault) or an argument
+        out of its range (naming it and the value).
+
+    Examples
+    --------
+    >>> parts = load_npz_partitions(client, ["p0.npz", "p1.npz"])   # doctest: +SKIP
+    >>> res = local_sgd(parts, sigma=1e-3, client=client, rounds=12)  # doctest: +SKIP
     """
     losses = tuple(k for k in LOSSES if k != "exponential")
     client, parts, shapes = setup(client, partitions, loss, losses)
