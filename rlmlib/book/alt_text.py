@@ -34,5 +34,5 @@ def figure_alt(fig, readout: str = "") -> str:
     text = f"Plot. {head}{body}".strip()
     readout = " ".join(readout.split())
     if readout:
-        text += f". Readout: {readout}"
+        text = text.rstrip(".") + f". Readout: {readout}"
     return text
