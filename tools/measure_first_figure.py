@@ -35,7 +35,13 @@ def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, i
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, TQDM_DISABLE="1",
                MPLBACKEND="module://matplotlib_inline.backend_inline")
     t0 = time.perf_counter()
-    km = KernelManager(kernel_name="python3")
+    from jupyter_client.kernelspec import KernelSpec
+
+    km = KernelManager()
+    # this interpreter's ipykernel, whatever kernel is installed as "python3"
+    km._kernel_spec = KernelSpec(
+        argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        display_name="rlmlib", language="python")
     km.start_kernel(env=env, cwd=str(md.parent))
     kc = km.client()
     kc.start_channels()
