@@ -109,8 +109,8 @@ unit: $(STAMP) $(ISTAMP)
 # (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
 	$(PY) tests/html/ensure_chromium.py
-	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py \
-	  --ignore=tests/html/test_accessibility.py
+	$(PY) tests/html/ensure_axe.py
+	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py
 	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
 	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 

@@ -445,3 +445,34 @@ def test_rescaled_condition_with_constant_B_is_that_of_H():
     lam = np.linalg.eigvalsh(7.0 * H)
     assert k["kappa_HB"] == pytest.approx(lam[-1] / lam[0], rel=1e-9)
     assert k["HB"] == pytest.approx((lam[0], lam[-1]), rel=1e-9)
+
+
+def test_static_sliders_are_labelled_and_announce_their_value():
+    h = _static(initial={"a": 2.0, "b": 1.0}).static_html()
+    assert 'aria-label="a"' in h and 'aria-label="b"' in h
+    assert 'aria-valuetext="a = 2"' in h and 'aria-valuetext="b = 1"' in h
+    # the script keeps aria-valuetext and the image's alt text in step with the frame
+    assert "setAttribute('aria-valuetext'" in h and "img.alt=alts[k]" in h
+    alts = _json_array(h, "alts")
+    texts = _json_array(h, "texts")
+    assert len(alts) == len(texts) == 6
+    assert all(a.startswith("Plot.") and a.endswith(f"Readout: {t}")
+               for a, t in zip(alts, texts))
+    assert 'alt="Plot.' in h and "explorable figure" not in h
+
+
+def test_figure_alt_names_title_axes_scales_and_series():
+    import matplotlib.pyplot as plt
+
+    from rlmlib.book.alt_text import figure_alt
+
+    fig, (a1, a2) = plt.subplots(1, 2)
+    a1.semilogy([1, 2], [1, 0.1], label="SGD")
+    a1.semilogy([1, 2], [1, 0.5], label="SAG")
+    a1.set(title="suboptimality", xlabel="passes", ylabel="F - F*")
+    a2.plot([0, 1], [0, 1], label="_hidden")
+    a2.set(xlabel="t", ylabel="step")
+    alt = figure_alt(fig, "eta = 0.1\n  done")
+    plt.close(fig)
+    assert alt == ("Plot. Panel 1: suboptimality; F - F* (log scale) against passes; "
+                   "series: SGD, SAG. Panel 2: step against t. Readout: eta = 0.1 done")

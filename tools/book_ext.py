@@ -56,6 +56,15 @@ def check_config(app, config) -> None:
     mathjax_source()
 
 
+def citation_list_items(app, pagename, templatename, context, doctree) -> None:
+    """Docutils writes the bibliography as ``<div role="list">`` of entries with the role
+    ``doc-biblioentry``, which is not a list item: screen readers announce an empty list and
+    axe-core reports a critical violation (aria-required-children).  Make them list items."""
+    body = context.get("body")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
     """Drop sphinx-thebe's scripts (they name a CDN) and repeated <script> entries.  sphinx-thebe 0.3.1 registers its inline configuration
     (`const THEBE_JS_URL = ...`) twice (once with filename None, once with ""), and the second
@@ -154,6 +163,7 @@ def latex_restart_chapter_numbers(app, doctree, docname) -> None:
 def setup(app):
     app.connect("autodoc-process-docstring", docstrings_for_autodoc, priority=100)
     app.connect("html-page-context", dedupe_scripts, priority=10_000)  # after all others
+    app.connect("html-page-context", citation_list_items)
     app.connect("config-inited", check_config)
     app.connect("build-finished", copy_mathjax)
     app.connect("doctree-resolved", latex_restart_chapter_numbers)

@@ -2,6 +2,10 @@
 figures, Dask sweeps, saved runs and their provenance. Nothing in ``rlmlib.core``,
 ``rlmlib.solvers``, ``rlmlib.precond`` or ``rlmlib.datasets`` imports this package."""
 
+from rlmlib.book import figure_style as _figure_style
+
+_figure_style.apply()
+
 
 def __getattr__(name):
     """``rlmlib.book.checkers`` etc. without an explicit import (loaded on first use)."""

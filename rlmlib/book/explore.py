@@ -48,6 +48,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from rlmlib.book.alt_text import figure_alt
+
 __all__ = ["explore", "Slider", "Explorer", "Timing", "TimedCache", "measure",
            "format_seconds", "mode", "MAX_FRAMES", "REPEAT_BELOW", "kappa",
            "gram_condition", "rescaled_condition", "pgs_constants"]
@@ -619,6 +621,11 @@ class Explorer:
         """(width, height) of a frame in pixels: how large it is shown."""
         return self._canvas.get_width_height()
 
+    def _alt(self, text: str) -> str:
+        """Alt text of a frame: what the figure shows (its axes' titles, labels and
+        series, read from the drawn figure) and the frame's readout."""
+        return figure_alt(self.fig, text)
+
     def static_html(self) -> str:
         if self._html is not None:
             return self._html
@@ -626,6 +633,7 @@ class Explorer:
         frames = self.frames()
         uris = ["data:image/png;base64," + base64.b64encode(p).decode("ascii") for p, _ in frames]
         texts = [t for _, t in frames]
+        alts = [self._alt(t) for t in texts]
         sizes = [len(self.grids[n]) for n in names]
         start = [self.grids[n].index(self.initial[n]) for n in names]
         flat = 0
@@ -644,34 +652,40 @@ class Explorer:
                 f'<span style="min-width:11em">{html.escape(n)} = '
                 f'<span class="rlm-explore-value">{html.escape(labels[start[k]])}</span></span>'
                 f'<input type="range" class="rlm-explore-slider" data-control="{html.escape(n)}" '
+                f'aria-label="{html.escape(n)}" '
+                f'aria-valuetext="{html.escape(n)} = {html.escape(labels[start[k]])}" '
                 f'min="0" max="{sizes[k] - 1}" step="1" value="{start[k]}" '
                 f'data-labels="{html.escape(json.dumps(labels))}" style="width:22em"></label>'
             )
         script = (
             "(function(){var root=document.getElementById(%s);"
-            "var frames=%s;var texts=%s;var sizes=%s;"
+            "var frames=%s;var texts=%s;var alts=%s;var sizes=%s;"
             "var sliders=root.querySelectorAll('input.rlm-explore-slider');"
             "var img=root.querySelector('img.rlm-explore-image');"
             "var out=root.querySelector('.rlm-explore-readout');"
             "function show(){var t0=performance.now();var k=0;"
             "for(var i=0;i<sliders.length;i++){"
             "var s=sliders[i];var v=parseInt(s.value,10);k=k*sizes[i]+v;"
-            "s.parentNode.querySelector('.rlm-explore-value').textContent="
-            "JSON.parse(s.getAttribute('data-labels'))[v];}"
-            "img.src=frames[k];out.textContent=texts[k];root.setAttribute('data-frame',k);"
+            "var lab=JSON.parse(s.getAttribute('data-labels'))[v];"
+            "s.parentNode.querySelector('.rlm-explore-value').textContent=lab;"
+            "s.setAttribute('aria-valuetext',s.getAttribute('data-control')+' = '+lab);}"
+            "img.src=frames[k];img.alt=alts[k];out.textContent=texts[k];"
+            "root.setAttribute('data-frame',k);"
             "root.setAttribute('data-redraw-ms',(performance.now()-t0).toFixed(2));}"
             "for(var i=0;i<sliders.length;i++){sliders[i].addEventListener('input',show);}"
             "})();"
-        ) % (_js(uid), _js(uris), _js(texts), _js(sizes))
+        ) % (_js(uid), _js(uris), _js(texts), _js(alts), _js(sizes))
         # sliders, then the readout, then the figure: the readout stays next to the
         # sliders on a small screen; the image is shown at its pixel size (never stretched)
         self._html = (
             f'<div class="rlm-explore" id="{uid}" data-frame="{flat}" '
             f'data-frames="{len(frames)}">'
             + "".join(rows)
-            + f'<pre class="rlm-explore-readout" style="margin:0.3em 0;white-space:pre-wrap">'
+            + f'<pre class="rlm-explore-readout" aria-live="polite" '
+            f'style="margin:0.3em 0;white-space:pre-wrap">'
             f'{html.escape(texts[flat])}</pre>'
-            f'<img class="rlm-explore-image" src="{uris[flat]}" alt="explorable figure" '
+            f'<img class="rlm-explore-image" src="{uris[flat]}" '
+            f'alt="{html.escape(alts[flat])}" '
             f'width="{w}" height="{h}" style="width:{w}px;max-width:100%;height:auto">'
             f"<script>{script}</script></div>"
         )
