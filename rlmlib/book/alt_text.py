@@ -24,7 +24,31 @@ def _axes_text(ax) -> str:
 def figure_alt(fig, readout: str = "") -> str:
     """One sentence describing ``fig`` (a matplotlib Figure) and ``readout`` (text shown
     with it), e.g. ``'Plot. Panel 1: suboptimality (log scale) against passes;
-    series: SGD, SAG. Readout: eta = 0.1'``."""
+    series: SGD, SAG. Readout: eta = 0.1'``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The drawn figure: its panels' titles, axis labels, log scales and named series
+        are described.
+    readout : str, optional
+        Text shown with the figure (an explorable's readout), appended.
+
+    Returns
+    -------
+    str
+        The alt text.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure()
+    >>> ax = fig.subplots()
+    >>> _ = ax.plot([1, 2], [3, 1], label="SGD")
+    >>> _ = ax.set(xlabel="passes", ylabel="gap", yscale="log")
+    >>> figure_alt(fig, "eta = 0.1")
+    'Plot. gap (log scale) against passes; series: SGD. Readout: eta = 0.1'
+    """
     panels = [t for t in (_axes_text(ax) for ax in fig.axes) if t]
     head = (fig._suptitle.get_text() + ". ") if getattr(fig, "_suptitle", None) else ""
     if len(panels) == 1:

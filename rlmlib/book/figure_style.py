@@ -9,7 +9,20 @@ LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1
 
 
 def rc() -> dict:
-    """The rcParams of the style."""
+    """The rcParams of the style.
+
+    Returns
+    -------
+    dict
+        matplotlib rcParams: the property cycle pairs each Okabe-Ito colour with its own
+        line style, so that two series differ without colour.
+
+    Examples
+    --------
+    >>> cyc = rc()["axes.prop_cycle"].by_key()
+    >>> cyc["color"][:2], cyc["linestyle"][:2]
+    (['#0072B2', '#D55E00'], ['-', '--'])
+    """
     from cycler import cycler
 
     out = {
@@ -21,7 +34,19 @@ def rc() -> dict:
 
 
 def apply() -> None:
-    """Set the style in matplotlib's global rcParams (no-op without matplotlib)."""
+    """Set the style in matplotlib's global rcParams (no-op without matplotlib).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> apply()
+    >>> matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][0]
+    '#0072B2'
+    """
     try:
         import matplotlib
     except ModuleNotFoundError:
