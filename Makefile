@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student pdf a11y bench record record-timings stress clean env \
+.PHONY: book test unit html-test book-student pdf a11y bench bench-env record record-timings stress clean env \
         lab instructors-env assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
@@ -138,10 +138,24 @@ pdf: $(STAMP)
 	$(PY) -m pytest -q tests/pdf
 
 # ----------------------------------------------------------------------------- benchmarks
-bench: $(STAMP)
+# The peers (PyTorch, dask-ml, skglm, tick) live in their own environment, .venv-bench
+# (requirements-bench.txt, rlmlib installed editable), never in the book's .venv.
+# BENCH_PY runs a benchmark there: `make bench-env && .venv-bench/bin/python benchmarks/x.py`
+BVENV    := .venv-bench
+BENCH_PY := $(BVENV)/bin/python
+BSTAMP   := $(BVENV)/.installed
+$(BSTAMP): requirements-bench.txt pyproject.toml
+	@test -x $(BENCH_PY) || { echo "[bench-env] creating $(BVENV) with $(PYTHON)"; $(PYTHON) -m venv $(BVENV); }
+	$(BENCH_PY) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
+	$(BENCH_PY) -m pip install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+bench-env: $(BSTAMP)
+
+bench: $(BSTAMP)
 	@shopt -s nullglob; files=(benchmarks/*.py); \
 	if [ $${#files[@]} -eq 0 ]; then echo "[bench] no benchmarks/*.py"; exit 0; fi; \
-	for f in "$${files[@]}"; do echo "[bench] $$f"; $(PY) "$$f"; done
+	for f in "$${files[@]}"; do echo "[bench] $$f"; $(BENCH_PY) "$$f"; done
 
 # ----------------------------------------------------------------------------- recorded runs
 # Paper-sized runs (RLMLIB_FULL=1) of the chapters that save their results to data/recorded/
