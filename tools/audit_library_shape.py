@@ -1,7 +1,8 @@
-"""New-user audit of issue 18 ("rlmlib in one shape"): its "Not done if" list and items 1,
-2, 4, 7 and 8, checked mechanically on the current code.
+"""New-user audit of the library's shape (one driver, one registry, one set of checks, a
+numba cache key that follows every edit, pages that import only the library), checked
+mechanically on the current code.
 
-    PYTHONPATH=. .venv/bin/python tools/audit_issue18.py [--skip-tests] [--jobs 2]
+    PYTHONPATH=. .venv/bin/python tools/audit_library_shape.py [--skip-tests] [--jobs 2]
 
 1. imports: the existing walker (tests/test_layout.py: no circles, nothing imported upward);
 2. the numba cache key: in a temporary copy of rlmlib/, one module of every subpackage is

@@ -1,14 +1,14 @@
-"""New-user audit of issue 19 ("No silent wrong answer"): every concrete bullet of the
-issue's "Tried as a new user would" list, run again on the current code.
+"""New-user audit of "no silent wrong answer": the inputs a new user tries (bad settings,
+duplicates, complex values, exploding steps), run again on the current code.
 
-Each bullet runs in its own Python process (with a timeout) and prints one line per probe:
+Each probe group runs in its own Python process (with a timeout) and prints one line per probe:
 what happens now -- ``RAISE <type>: <message>``, ``WARN <category>: <message>`` or
 ``SILENT`` -- followed by the numbers that decide whether the answer is right (the end
 objective F against F(0), and F* where a default is judged).
 
-    PYTHONPATH=. .venv/bin/python tools/audit_issue19.py [--only NAME ...] [--jobs 2]
+    PYTHONPATH=. .venv/bin/python tools/audit_silent_answers.py [--only NAME ...] [--jobs 2]
 
-Read the lines against the issue's items 2-4: a message names the argument, the value and
+Read the lines against the rule: a message names the argument, the value and
 what was expected; a run that explodes warns naming the likely setting, or is refused; no
 input changes meaning (duplicates, complex). The verdicts are a reader's, not printed here.
 """
@@ -32,7 +32,7 @@ import numpy as np, scipy.sparse as sp
 import rlmlib
 _RESULTS = []
 rng = np.random.default_rng(0)
-X = rng.standard_normal((60, 5))                 # the issue's 60 x 5 Gaussian case
+X = rng.standard_normal((60, 5))                 # a 60 x 5 Gaussian case
 y = np.where(X[:, 0] > 0, 1.0, -1.0)             # F(0) = 0.5, F* = 0.088 (sq. hinge, 1e-2)
 yr = X @ np.arange(1.0, 6.0) + 0.1 * rng.standard_normal(60)   # a regression target
 _QUIET = (DeprecationWarning, PendingDeprecationWarning, FutureWarning, ImportWarning)
@@ -390,7 +390,7 @@ def report():
 probe("every check_* with a raising student function", report)
 '''
 
-# beyond the issue's list: legal hyperparameters at the other extreme (a run that does not
+# beyond the first list: legal hyperparameters at the other extreme (a run that does not
 # move) and a few the list does not name; item 2 asks for a word when the objective explodes
 CASES["beyond-the-list"] = r'''
 probe("sgd(t0=1e-3) squared_hinge", lambda: rlmlib.sgd(X, y, sigma=1e-2, epochs=5,
