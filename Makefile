@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book test unit html-test book-student pdf a11y bench bench-env record record-timings stress clean env \
+.PHONY: book book-html student-src book-student-html test unit html-test book-student pdf pdf-main pdf-student a11y bench bench-env record record-timings stress clean env \
         lab instructors-env assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
@@ -62,14 +62,26 @@ lab: $(STAMP)
 # ----------------------------------------------------------------------------- the book
 book: $(STAMP)
 	$(BUILD_ENV) $(PY) tools/execute.py .
+	$(MAKE) --no-print-directory book-html
+
+# the Sphinx pass alone, on the executed chapters in the jupyter-cache
+book-html: $(STAMP)
 	$(BUILD_ENV) $(JB) build . $(JBFLAGS) $$(test -f _build/.sphinx-stale && echo --all || true)
 	rm -f _build/.sphinx-stale
 	@echo "[book] HTML in _build/html/index.html"
 
 book-student: $(STAMP)
+	$(MAKE) --no-print-directory student-src
+	$(MAKE) --no-print-directory book-student-html
+
+# the student edition's sources (solutions cut) and their execution (most pages take the
+# main edition's outputs), then its Sphinx pass
+student-src: $(STAMP)
 	$(PY) tools/student.py . _build/student_src
 	$(BUILD_ENV) $(PY) tools/execute.py _build/student_src --cache $(CURDIR)/_build/.jupyter_cache \
 	  --reuse-from $(CURDIR)
+
+book-student-html: $(STAMP)
 	$(BUILD_ENV) $(JB) build _build/student_src --path-output _build/student $(JBFLAGS)
 	@echo "[book-student] HTML in _build/student/_build/html/index.html"
 
@@ -101,40 +113,60 @@ assignments-test: $(ISTAMP)
 	RLMLIB_ALL_ASSIGNMENTS=1 $(PY) -m pytest -q tests/test_assignments.py
 
 # ----------------------------------------------------------------------------- tests
+# system programs (Chromium, TeX, axe-core) installed when missing: tools/system_packages.py
+SYSPKG := $(PY) tools/system_packages.py
+# pytest-xdist workers for the unit suite (`make test` runs it on both cores)
+UNIT_JOBS ?= 1
 unit: $(STAMP) $(ISTAMP)
-	$(PY) -m pytest -q --ignore=tests/html --ignore=tests/pdf
+	$(PY) -m pytest -q --ignore=tests/html --ignore=tests/pdf \
+	  $(if $(filter-out 1,$(UNIT_JOBS)),-n $(UNIT_JOBS))
 
 # after book-student: the student HTML holds no reference answer (skipped in `unit`);
 # tests/html/test_explorables_browser.py drives JupyterLab and the built pages in Chromium
 # (a few minutes) and prints the explorables' redraw latencies (-s)
 html-test: $(STAMP)
-	$(PY) tests/html/ensure_chromium.py
+	$(SYSPKG) chromium
 	$(PY) -m pytest -q tests/html --ignore=tests/html/test_explorables_browser.py \
 	  --ignore=tests/html/test_accessibility.py
 	$(PY) -m pytest -q -s tests/html/test_explorables_browser.py
 	$(PY) -m pytest -q tests/test_student_build.py -k student_html
 
-test: unit book book-student html-test
-
 # axe-core (WCAG 2.1 AA rules) on every page of both editions, after book and book-student:
-# 0 critical and 0 serious violations.  About 3 minutes an edition on two cores, outside
-# `make test` for its 15-minute budget.
+# 0 critical and 0 serious violations
 a11y: $(STAMP)
-	$(PY) tests/html/ensure_chromium.py
-	$(PY) tests/html/ensure_axe.py
+	$(SYSPKG) chromium axe
 	$(PY) -m pytest -q tests/html/test_accessibility.py
+
+# `make test` = what CI runs (.ci/run), scheduled for two cores: the system programs are
+# installed in the background while the unit suite runs on both cores; every chapter is
+# executed (the pages that time code too: their claims rest on the recorded timings); then
+# the two HTML editions are built side by side; then the HTML tests, the accessibility check
+# and the two PDF editions run two at a time.  About 14 minutes cold on two cores.
+test: $(STAMP) $(ISTAMP)
+	@mkdir -p _build
+	$(SYSPKG) chromium tex axe --background _build/system-packages.log
+	$(MAKE) --no-print-directory unit UNIT_JOBS=2
+	$(BUILD_ENV) $(PY) tools/execute.py . --timed-in-parallel
+	$(MAKE) --no-print-directory student-src
+	$(MAKE) --no-print-directory -j2 --output-sync=target book-html book-student-html
+	$(MAKE) --no-print-directory -j2 --output-sync=target html-test a11y pdf
 
 # ----------------------------------------------------------------------------- PDF
 # Both editions as PDF (_build/pdf/_build/latex/book.pdf, and _build/student-pdf/...) from
 # the executed chapters of `make book` / `make book-student`: XeLaTeX from Debian's TeX
-# packages, installed here when missing (tests/pdf/ensure_tex.py, about a minute), then
-# tests/pdf opens the files and checks them against the HTML.  About 3 minutes an edition
-# on two cores.  Not part of `make test` (its 15-minute budget); .github/workflows runs it.
-pdf: $(STAMP)
-	$(PY) tests/pdf/ensure_tex.py
+# packages, installed when missing (tools/system_packages.py tex, about a minute), then
+# tests/pdf opens the files and checks them against the HTML.  The two editions build side
+# by side with `make -j2 pdf` (XeLaTeX uses one core), as `make test` does.
+pdf-main: $(STAMP)
+	$(SYSPKG) tex
 	$(BUILD_ENV) $(JB) build . --builder pdflatex --path-output _build/pdf
+
+pdf-student: $(STAMP)
+	$(SYSPKG) tex
 	$(BUILD_ENV) $(JB) build _build/student_src --builder pdflatex \
 	  --path-output _build/student-pdf
+
+pdf: pdf-main pdf-student
 	$(PY) -m pytest -q tests/pdf
 
 # ----------------------------------------------------------------------------- benchmarks

@@ -144,20 +144,31 @@ def override_latex_writers(app) -> None:
                  latex=(latex_exercise_visit, depart_exercise_enumerable_node))
 
 
-def latex_restart_chapter_numbers(app, doctree, docname) -> None:
-    """LaTeX numbers every chapter, the introduction's sections too, so the PDF's chapters
-    ran four ahead of the HTML's (and of the figure and theorem numbers Sphinx writes).  The
-    chapter counter restarts at the first numbered page of the table of contents."""
+def latex_parts_and_chapter_numbers(app, doctree, docname) -> None:
+    """The PDF's structure follows the table of contents: each part of _toc.yml opens with
+    a \\part page carrying its caption (Sphinx's own LaTeX writes chapters only), and the
+    chapter counter restarts at the first numbered page (LaTeX numbers every chapter, the
+    introduction's sections too, so the PDF's chapters ran four ahead of the HTML's and of
+    the figure and theorem numbers Sphinx writes)."""
     if app.builder.format != "latex":
         return
+    import yaml
     from docutils import nodes
     from sphinx import addnodes
 
+    toc = yaml.safe_load((Path(app.srcdir) / "_toc.yml").read_text(encoding="utf8"))
+    parts = {p["chapters"][0]["file"]: p["caption"] for p in toc.get("parts", [])
+             if p.get("caption") and p.get("chapters")}
     first = [d for d, n in app.env.toc_secnumbers.items() if n.get("") == (1,)]
     for start in doctree.findall(addnodes.start_of_file):
-        if start.get("docname") in first:
-            start.insert(0, nodes.raw("", "\\setcounter{chapter}{0}\n", format="latex"))
-            return
+        doc = start.get("docname")
+        latex = ""
+        if doc in parts:
+            latex += "\\part{%s}\n" % parts[doc].replace("&", "\\&")
+        if doc in first:
+            latex += "\\setcounter{chapter}{0}\n"
+        if latex:
+            start.insert(0, nodes.raw("", latex, format="latex"))
 
 
 def setup(app):
@@ -166,7 +177,7 @@ def setup(app):
     app.connect("html-page-context", citation_list_items)
     app.connect("config-inited", check_config)
     app.connect("build-finished", copy_mathjax)
-    app.connect("doctree-resolved", latex_restart_chapter_numbers)
+    app.connect("doctree-resolved", latex_parts_and_chapter_numbers)
     app.setup_extension("sphinx_exercise")
     override_latex_writers(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

@@ -7,7 +7,8 @@ notebook in the jupyter-cache with myst-nb's own reader (so the Sphinx pass, whi
 notebooks the same way, finds them by the same hash), and executes every notebook whose
 cached copy is missing or stale with jupyter-cache's `local-parallel` executor: one process
 per core, each notebook in its own directory as working directory (as myst-nb would run it);
-the pages listed in TIMED, which measure times, run afterwards one at a time.
+the pages listed in TIMED, which measure times, run afterwards one at a time (with
+--timed-in-parallel, as `make test` runs it, in the same parallel batch).
 A failing notebook is reported with its traceback and the script exits non-zero.
 
 jupyter-cache only hashes a notebook's own code.  The outputs also depend on `rlmlib/`,
@@ -176,6 +177,10 @@ def main(argv=None) -> int:
     ap.add_argument("--reuse-from", default=None, metavar="MAIN_ROOT",
                     help="the main edition's root: student pages take its cached outputs "
                          "when they execute alike (see the module's docstring)")
+    ap.add_argument("--timed-in-parallel", action="store_true",
+                    help="run the TIMED pages in the parallel batch too (`make test`: their "
+                         "claims rest on the recorded timings, so a test build does not need "
+                         "their own figures measured on an otherwise idle machine)")
     args = ap.parse_args(argv)
     root = Path(args.root).resolve()
     cache_path = Path(args.cache) if args.cache else root / "_build" / ".jupyter_cache"
@@ -210,7 +215,7 @@ def main(argv=None) -> int:
     if not stale:
         return 0
     t0 = time.perf_counter()
-    timed = {(root / t).resolve() for t in TIMED}
+    timed = set() if args.timed_in_parallel else {(root / t).resolve() for t in TIMED}
     batches = [("local-parallel", [r for r in stale if Path(r.uri) not in timed]),
                ("local-serial", [r for r in stale if Path(r.uri) in timed])]
     bad = []

@@ -1,8 +1,9 @@
 """Time from starting a fresh Jupyter kernel to the first figure of a chapter, with numba's
 disk cache empty (cold: what a Binder reader paid before postBuild warmed the cache) and
-after tools/warm_numba_cache.py filled it (warm: what the image now ships).
+after `tools/warm_numba_cache.py --chapters` (as postBuild runs it) filled it (warm: what
+the image now ships).
 
-    .venv/bin/python tools/measure_first_figure.py chapters/foundations/sgd.md [...]
+    .venv/bin/python tools/measure_first_figure.py [--warm-only] [PAGE.md ...]
 
 The first figure is the first output holding a PNG, an explorable (static HTML) or a live
 widget.  Prints one line per chapter; nothing asserts on these times (they depend on the
@@ -71,25 +72,56 @@ def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, i
 
 
 def main(argv: list[str]) -> int:
-    pages = [Path(a).resolve() for a in argv] or [ROOT / "chapters/foundations/sgd.md"]
+    """``measure_first_figure.py [--warm-only] [PAGE ...]``: every chapter when no page is
+    named.  --warm-only skips the cold runs and the warming, and uses the cache a build
+    (`make book`, which executes every chapter) left in .numba_cache/: the same kernels
+    postBuild compiles."""
+    warm_only = "--warm-only" in argv
+    argv = [a for a in argv if a != "--warm-only"]
+    pages = [Path(a).resolve() for a in argv] or chapter_pages()
     with tempfile.TemporaryDirectory(prefix="rlm-numba-") as tmp:
         cold, warm = {}, {}
-        for md in pages:   # each cold run starts from an empty cache
-            empty = tempfile.mkdtemp(dir=tmp)
-            cold[md] = first_figure(md, empty)
-        cache = tempfile.mkdtemp(dir=tmp)
-        t = time.perf_counter()
-        subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py")],
-                       env=dict(os.environ, NUMBA_CACHE_DIR=cache), check=True,
-                       stdout=subprocess.DEVNULL)
-        print(f"[first-figure] warming the cache took {time.perf_counter() - t:.1f} s")
+        if warm_only:
+            import rlmlib  # noqa: F401  (sets NUMBA_CACHE_DIR to the build's cache)
+            cache = os.environ["NUMBA_CACHE_DIR"]
+        else:
+            for md in pages:   # each cold run starts from an empty cache
+                empty = tempfile.mkdtemp(dir=tmp)
+                cold[md] = first_figure(md, empty)
+            cache = tempfile.mkdtemp(dir=tmp)
+            t = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py"),
+                            "--chapters"],
+                           env=dict(os.environ, NUMBA_CACHE_DIR=cache), check=True,
+                           stdout=subprocess.DEVNULL)
+            print(f"[first-figure] warming the cache took {time.perf_counter() - t:.1f} s")
         for md in pages:
-            warm[md] = first_figure(md, cache)
+            try:
+                warm[md] = first_figure(md, cache)
+            except RuntimeError as e:          # a page without a figure
+                print(f"[first-figure] {md.relative_to(ROOT)}: {e}")
         for md in pages:
-            (c, k), (w, _) = cold[md], warm[md]
-            print(f"[first-figure] {md.relative_to(ROOT)}: cell {k}, cold {c:.1f} s, "
-                  f"warm {w:.1f} s")
+            if md not in warm:
+                continue
+            w, k = warm[md]
+            c = f"cold {cold[md][0]:5.1f} s, " if md in cold else ""
+            print(f"[first-figure] {str(md.relative_to(ROOT)):45s} cell {k:2d}, {c}"
+                  f"warm {w:5.1f} s")
     return 0
+
+
+def chapter_pages() -> list[Path]:
+    """Every page of the table of contents that runs code."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + [c["file"] for p in toc["parts"] for c in p["chapters"]]
+    out = []
+    for f in files:
+        md = (ROOT / f).with_suffix(".md")
+        if md.is_file() and "{code-cell}" in md.read_text(encoding="utf8"):
+            out.append(md)
+    return out
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "tools"))
 HTML = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 SHOTS = ROOT / "_build" / "html-test"
 
@@ -45,11 +46,12 @@ def browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    from ensure_chromium import browser_paths
+    from system_packages import browser_paths
 
     chromium, driver_exe = browser_paths()
     if not (chromium and driver_exe):
-        pytest.fail("chromium / chromedriver not found: run tests/html/ensure_chromium.py")
+        pytest.fail("chromium / chromedriver not found: run "
+                    "`python tools/system_packages.py chromium`")
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
     for flag in [

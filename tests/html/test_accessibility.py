@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ensure_axe import SCRIPT
+from system_packages import AXE_SCRIPT as SCRIPT
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = {"main": Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html")),
@@ -41,7 +41,7 @@ PAGES = _pages()
 @pytest.fixture(scope="module")
 def axe_js():
     if not SCRIPT.is_file():
-        pytest.fail(f"{SCRIPT} missing: run tests/html/ensure_axe.py")
+        pytest.fail(f"{SCRIPT} missing: run `python tools/system_packages.py axe`")
     return SCRIPT.read_text(encoding="utf8")
 
 

@@ -87,6 +87,21 @@ def test_pdf_opens_and_has_the_book(edition):
 
 
 @pytest.mark.parametrize("edition", list(EDITIONS))
+def test_every_part_opens_with_its_caption(edition):
+    """Each part of _toc.yml is a LaTeX part ("Part I" and its caption, in order), and the
+    table of contents lists it."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    captions = [p["caption"] for p in toc["parts"]]
+    roman = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII",
+             "XIII", "XIV", "XV"]
+    t = text(edition)
+    at = [t.find(f"Part {roman[k]} {c}") for k, c in enumerate(captions)]
+    assert all(i >= 0 for i in at), (
+        f"{edition}: parts missing: "
+        f"{[c for c, i in zip(captions, at) if i < 0][:4]}")
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
 def test_every_number_of_the_html_is_in_the_pdf(edition):
     pdf_root, html_root = EDITIONS[edition]
     if not html_root.is_dir():
