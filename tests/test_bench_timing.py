@@ -71,3 +71,12 @@ def test_step_seconds_takes_the_clock():
     t = step_seconds(100, reps=2, inner=3, clock=clock)
     assert set(t) == {"sort", "partition", "ogd"} and min(t.values()) > 0
     assert len(seen) == 2 * 3 * 2            # start and stop of 2 reps x 3 step kinds
+
+
+def test_the_cold_start_benchmark_has_a_call_for_every_registered_solver():
+    """benchmarks/bench_cold_start.py refuses to run when a registered solver has no
+    smallest call (a new solver must be added to CALLS)."""
+    import rlmlib
+    from rlmlib.book.bench.cold import CALLS
+
+    assert set(rlmlib.SOLVERS) <= set(CALLS), sorted(set(rlmlib.SOLVERS) - set(CALLS))
