@@ -152,19 +152,20 @@ test: $(STAMP) $(ISTAMP)
 	$(MAKE) --no-print-directory -j2 --output-sync=target html-test a11y pdf
 
 # ----------------------------------------------------------------------------- PDF
-# Both editions as PDF (_build/pdf/_build/latex/book.pdf, and _build/student-pdf/...) from
-# the executed chapters of `make book` / `make book-student`: XeLaTeX from Debian's TeX
-# packages, installed when missing (tools/system_packages.py tex, about a minute), then
-# tests/pdf opens the files and checks them against the HTML.  The two editions build side
-# by side with `make -j2 pdf` (XeLaTeX uses one core), as `make test` does.
+# Both editions as PDF (_build/latex/book.pdf and _build/student/_build/latex/book.pdf) from
+# the executed chapters: XeLaTeX from Debian's TeX packages, installed when missing
+# (tools/system_packages.py tex, about a minute), then tests/pdf opens the files and checks
+# them against the HTML.  Each LaTeX build shares its edition's Sphinx environment with the
+# HTML build (same build directory), so after `make book book-student` it reads no source
+# again.  The two editions build side by side with `make -j2 pdf` (XeLaTeX uses one core),
+# as `make test` does.
 pdf-main: $(STAMP)
 	$(SYSPKG) tex
-	$(BUILD_ENV) $(JB) build . --builder pdflatex --path-output _build/pdf
+	$(BUILD_ENV) $(JB) build . --builder pdflatex
 
 pdf-student: $(STAMP)
 	$(SYSPKG) tex
-	$(BUILD_ENV) $(JB) build _build/student_src --builder pdflatex \
-	  --path-output _build/student-pdf
+	$(BUILD_ENV) $(JB) build _build/student_src --builder pdflatex --path-output _build/student
 
 pdf: pdf-main pdf-student
 	$(PY) -m pytest -q tests/pdf

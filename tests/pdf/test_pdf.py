@@ -20,9 +20,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = {
-    "main": (ROOT / "_build/pdf/_build/latex", ROOT / "_build/html"),
-    "student": (ROOT / "_build/student-pdf/_build/latex",
-                ROOT / "_build/student/_build/html"),
+    "main": (ROOT / "_build/latex", ROOT / "_build/html"),
+    "student": (ROOT / "_build/student/_build/latex", ROOT / "_build/student/_build/html"),
 }
 KINDS = {"Fig.": ("Fig.", "Figure")}    # HTML caption word -> the PDF's (either)
 
