@@ -5,7 +5,7 @@ import pytest
 
 from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
                                       check_reshuffling_proof, check_saga_proof,
-                                      check_suffix_average,
+                                      check_suffix_average, check_svrg_last_proof,
                                       check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
@@ -72,6 +72,18 @@ def test_lsvrg_proof_right_constants_pass(p):
 def test_lsvrg_proof_constant_off_by_two_fails(wrong, p):
     with pytest.raises(AssertionError):
         check_lsvrg_proof(p=p, **wrong)
+
+
+def test_svrg_last_proof_right_constants_pass():
+    r = check_svrg_last_proof()
+    assert 0.9 < r["var_ratio"] <= 1 and abs(r["smooth_ratio"] - 1) < 1e-9
+    assert r["stage_ratio"] <= 1 and r["factor"] < 1
+
+
+@pytest.mark.parametrize("wrong", [dict(var=2.0), dict(smooth=0.25), dict(step_c=1.0)])
+def test_svrg_last_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_svrg_last_proof(**wrong)
 
 
 def test_lsvrg_proof_rejects_a_bad_probability():
