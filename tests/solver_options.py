@@ -1,7 +1,7 @@
 """The documented choices of every registered solver's categorical options, read from the
 solvers themselves: each option is called once with a value it cannot take and the
 choices are parsed from its refusal ("loss must be one of 'hinge', ...; got ...",
-"snapshot must be 'last' or 'random', got ...", "shrinking must be True or False, ...").
+"loss must be 'squared' or 'logistic', got ...", "shrinking must be True or False, ...").
 A new option or a new choice is then swept and fuzzed without editing a list by hand
 (tests/bounds_sweep.py, tests/fuzz_solvers.py); an option whose refusal cannot be parsed
 fails tests/test_bounds.py.

@@ -3,8 +3,9 @@ constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks).
 
 import pytest
 
-from rlmlib.book.proof_checks import (check_last_iterate, check_reshuffling_proof,
-                                      check_saga_proof, check_suffix_average,
+from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
+                                      check_reshuffling_proof, check_saga_proof,
+                                      check_suffix_average, check_svrg_last_proof,
                                       check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
@@ -55,6 +56,39 @@ def test_saga_proof_right_constants_pass():
 def test_saga_proof_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_saga_proof(**wrong)
+
+
+@pytest.mark.parametrize("p", [1 / 8, 0.25, 1.0])
+def test_lsvrg_proof_right_constants_pass(p):
+    r = check_lsvrg_proof(p=p)
+    assert 0.9 < r["coco_ratio"] <= 1 and 0.9 < r["var_ratio"] <= 1
+    assert r["fcoef"] <= 1e-15 and r["hcoef"] > 0     # 0 at eta = 1/(5 L_max), to rounding
+
+
+@pytest.mark.parametrize("p", [1 / 8, 0.25, 1.0])
+@pytest.mark.parametrize("wrong", [dict(coco=1.0), dict(var=1.0), dict(a=2.5),
+                                   dict(b=6.0), dict(b=1.5), dict(rate_w=2.5),
+                                   dict(rate_h=1.5)])
+def test_lsvrg_proof_constant_off_by_two_fails(wrong, p):
+    with pytest.raises(AssertionError):
+        check_lsvrg_proof(p=p, **wrong)
+
+
+def test_svrg_last_proof_right_constants_pass():
+    r = check_svrg_last_proof()
+    assert 0.9 < r["var_ratio"] <= 1 and abs(r["smooth_ratio"] - 1) < 1e-9
+    assert r["stage_ratio"] <= 1 and r["factor"] < 1
+
+
+@pytest.mark.parametrize("wrong", [dict(var=2.0), dict(smooth=0.25), dict(step_c=1.0)])
+def test_svrg_last_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_svrg_last_proof(**wrong)
+
+
+def test_lsvrg_proof_rejects_a_bad_probability():
+    with pytest.raises(ValueError, match="p must be in"):
+        check_lsvrg_proof(p=0.0)
 
 
 def test_reshuffling_proof_right_constants_pass():

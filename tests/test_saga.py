@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import rlmlib
-from rlmlib.book.vr import draws, saga_literal, sag_literal, svrg_literal
+from rlmlib.book.vr import draws, lsvrg_literal, saga_literal, sag_literal, svrg_literal
 
 
 def problem(loss, m=120, n=9, seed=0):
@@ -83,12 +83,47 @@ def test_svrg_random_snapshot_equals_option_two(loss):
     assert np.abs(res.w - last).max() > 1e-6 * np.abs(last).max()   # not option I
 
 
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_svrg_loopless_equals_its_box(loss, sparse):
+    # snapshot='loopless': a coin before each step k; where it comes up, w_k (where step
+    # k read its example) is the snapshot of steps k + 1, ...; step k uses the old one
+    X, y = problem(loss)
+    m, sigma, inner = len(y), 0.02, 15
+    A = sp.csr_matrix(X) if sparse else X
+    res = rlmlib.svrg(A, y, sigma=sigma, epochs=6, loss=loss, inner=inner, seed=2,
+                      snapshot="loopless")
+    steps, coins = res.params["stages"] * inner, res.info["snapshot_steps"]
+    assert coins == sorted(set(coins)) and 0 <= coins[0] and coins[-1] < steps
+    # p = 1/15 over `steps` independent coins: the count within 5 standard deviations
+    assert abs(len(coins) - steps / inner) < 5 * (steps / inner) ** 0.5
+    assert res.info["snapshots"] == len(coins) + 1
+    ref = lsvrg_literal(X, y, sigma, res.params["step"], draws(m, steps, seed=2), coins,
+                        loss)
+    close(res.w, ref)
+    other = lsvrg_literal(X, y, sigma, res.params["step"], draws(m, steps, seed=2),
+                          [k + 1 for k in coins], loss)      # snapshot one step later
+    assert np.abs(res.w - other).max() > 1e-9 * np.abs(other).max()
+
+
+def test_svrg_loopless_converges_to_the_certified_optimum():
+    X, y = problem("logistic", m=200)
+    ref = rlmlib.lbfgs(X, y, sigma=0.1, loss="logistic", tol=1e-12)
+    res = rlmlib.svrg(X, y, sigma=0.1, epochs=40, loss="logistic", snapshot="loopless")
+    assert res.objective - ref.objective < 1e-8 * ref.objective
+    grad = X.T @ (-y / (1 + np.exp(y * (X @ res.w)))) / len(y) + 0.1 * res.w
+    assert np.linalg.norm(grad) < 1e-6                       # optimality condition
+    # the budget buys the expected cost; the actual one is reported
+    assert abs(res.info["passes"] - res.trace.epoch[-1]) < 0.5 * res.trace.epoch[-1]
+
+
 def test_svrg_random_snapshot_converges_and_checks_its_argument():
     X, y = problem("logistic", m=200)
     ref = rlmlib.lbfgs(X, y, sigma=0.1, loss="logistic", tol=1e-12).objective
     res = rlmlib.svrg(X, y, sigma=0.1, epochs=40, loss="logistic", snapshot="random")
     assert res.objective - ref < 1e-8 * ref
-    with pytest.raises(ValueError, match="snapshot must be 'last' or 'random', got 'mid'"):
+    with pytest.raises(ValueError, match="snapshot must be one of 'last', 'random', "
+                                         "'loopless'; got 'mid'"):
         rlmlib.svrg(X, y, sigma=0.1, epochs=1, loss="logistic", snapshot="mid")
 
 

@@ -19,7 +19,8 @@ a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
 import numpy as np
 
 __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
-           "check_saga_proof", "ridge_terms", "check_reshuffling_proof",
+           "check_saga_proof", "check_lsvrg_proof", "check_svrg_last_proof",
+           "ridge_terms", "check_reshuffling_proof",
            "check_last_iterate"]
 
 
@@ -169,6 +170,49 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
             "lemma_ratio": lemma_ratio}
 
 
+def _memory_proof_steps(seed, coco, var, m, mu, refresh):
+    """Steps (i)-(iii) shared by the SAGA and loopless SVRG proofs (see
+    :func:`check_saga_proof`), on orthogonal unit rows; ``refresh(A, dev, H, D)`` returns
+    (E H_+ computed from the update rule, E H_+ claimed by the proof)."""
+    rng = np.random.default_rng(seed)
+    X = np.eye(m)                                  # orthogonal unit rows, w* = 0
+    Lmax = 1.0 + mu
+
+    def grads(w):                                  # the m gradients of f_i (rows)
+        return (X @ w)[:, None] * X + mu * w
+
+    coco_ratio, var_ratio = 0.0, 0.0
+    for trial in range(50):
+        e = X[trial % m] + 0.1 * rng.standard_normal(m) * (trial >= m)
+        D = np.mean(np.sum(grads(e) ** 2, axis=1))             # Δ at w = w* + e
+        gap = 0.5 * (np.mean((X @ e) ** 2) + mu * e @ e)       # F(w) − F*, F* = 0
+        assert D <= coco * Lmax * gap * (1 + 1e-12), (D, gap)
+        coco_ratio = max(coco_ratio, float(D / (2 * Lmax * gap)))
+        # a memory whose stored deviations oppose the new gradient differences
+        A = grads(e)                                   # ∇f_j(w) − ∇f_j(w*), w* = 0
+        dev = -A + A.mean(0) + 0.05 * rng.standard_normal(A.shape)
+        H = np.mean(np.sum(dev**2, axis=1))
+        V = A - (dev - dev.mean(0))                    # v − ∇F(w*) for each draw j
+        Ev2 = np.mean(np.sum(V**2, axis=1))
+        assert Ev2 <= var * (D + H) * (1 + 1e-12), (Ev2, D, H)
+        var_ratio = max(var_ratio, float(Ev2 / (2 * (D + H))))
+        EH, claim = refresh(A, dev, H, D)
+        assert abs(EH - claim) <= 1e-12 * max(H, D), (EH, claim)
+    return Lmax, coco_ratio, var_ratio
+
+
+def _memory_proof_coefficients(Lmax, mu, eta, c, p, rate_w, rate_h):
+    """Step (iv): with E H_+ = (1 − p) H + p Δ, the coefficient of F − F* once
+    Δ ≤ 2 L_max (F − F*), (2η² + c p)·2L_max − 2η, is ≤ 0; that of H, 2η² + c(1 − p), is
+    ≤ c(1 − p/rate_h); and the distance contracts by 1 − ημ ≤ 1 − μ/(rate_w L_max)."""
+    fcoef = (2 * eta**2 + c * p) * 2 * Lmax - 2 * eta
+    assert fcoef <= 1e-15 * eta, fcoef
+    hcoef = 2 * eta**2 + c * (1 - p)
+    assert hcoef <= c * (1 - p / rate_h) * (1 + 1e-12), (hcoef, c)
+    assert mu / (rate_w * Lmax) <= eta * mu * (1 + 1e-12), (eta, rate_w)
+    return float(fcoef), float(hcoef)
+
+
 def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rate_h=3.0,
                      m=8, mu=1e-3):
     """The steps of the proof of SAGA's contraction, each on an instance where it is tight.
@@ -210,44 +254,164 @@ def check_saga_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rat
     >>> 0.5 < r["coco_ratio"] <= 1 and 0.5 < r["var_ratio"] <= 1
     True
     """
-    rng = np.random.default_rng(seed)
-    X = np.eye(m)                                  # orthogonal unit rows, w* = 0
-    Lmax = 1.0 + mu
-
-    def grads(w):                                  # the m gradients of f_i (rows)
-        return (X @ w)[:, None] * X + mu * w
-
-    coco_ratio, var_ratio = 0.0, 0.0
-    for trial in range(50):
-        e = X[trial % m] + 0.1 * rng.standard_normal(m) * (trial >= m)
-        D = np.mean(np.sum(grads(e) ** 2, axis=1))             # Δ at w = w* + e
-        gap = 0.5 * (np.mean((X @ e) ** 2) + mu * e @ e)       # F(w) − F*, F* = 0
-        assert D <= coco * Lmax * gap * (1 + 1e-12), (D, gap)
-        coco_ratio = max(coco_ratio, float(D / (2 * Lmax * gap)))
-        # a table whose stored deviations oppose the new gradient differences
-        A = grads(e)                                   # ∇f_j(w) − ∇f_j(w*), w* = 0
-        dev = -A + A.mean(0) + 0.05 * rng.standard_normal(A.shape)
-        H = np.mean(np.sum(dev**2, axis=1))
-        V = A - (dev - dev.mean(0))                    # v − ∇F(w*) for each draw j
-        Ev2 = np.mean(np.sum(V**2, axis=1))
-        assert Ev2 <= var * (D + H) * (1 + 1e-12), (Ev2, D, H)
-        var_ratio = max(var_ratio, float(Ev2 / (2 * (D + H))))
-        # table refresh: entry j replaced by the new gradient with probability 1/m
+    def refresh(A, dev, H, D):  # table entry j replaced by the new gradient w.p. 1/m
         EH = np.mean([H + (np.sum(A[j] ** 2) - np.sum(dev[j] ** 2)) / m
                       for j in range(m)])
-        assert abs(EH - ((1 - 1 / m) * H + D / m)) <= 1e-12 * max(H, D)
+        return EH, (1 - 1 / m) * H + D / m
+
+    Lmax, coco_ratio, var_ratio = _memory_proof_steps(seed, coco, var, m, mu, refresh)
     eta = 1 / (a * Lmax)
-    c = b * m * eta**2
-    # coefficient of F − F* once Δ ≤ 2 L_max (F − F*): (2η² + c/m)·2L_max − 2η ≤ 0
-    fcoef = (2 * eta**2 + c / m) * 2 * Lmax - 2 * eta
-    assert fcoef <= 1e-15 * eta, fcoef
-    # coefficient of H: 2η² + c(1 − 1/m) ≤ c(1 − 1/(rate_h m))
-    hcoef = 2 * eta**2 + c * (1 - 1 / m)
-    assert hcoef <= c * (1 - 1 / (rate_h * m)) * (1 + 1e-12), (hcoef, c)
-    # the distance term: 1 − ημ ≤ 1 − μ/(rate_w L_max)
-    assert mu / (rate_w * Lmax) <= eta * mu * (1 + 1e-12), (eta, rate_w)
-    return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": float(fcoef),
-            "hcoef": float(hcoef)}
+    fcoef, hcoef = _memory_proof_coefficients(Lmax, mu, eta, b * m * eta**2, 1 / m,
+                                              rate_w, rate_h)
+    return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": fcoef,
+            "hcoef": hcoef}
+
+
+def check_lsvrg_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, rate_h=3.0,
+                      m=8, p=0.25, mu=1e-3):
+    """The steps of the proof of loopless SVRG's contraction (the book's thm-vr-lsvrg),
+    each on an instance where it is tight: steps (i) and (ii) of :func:`check_saga_proof`
+    with the snapshot's deviations in place of the table's; (iii) the coin: with
+    probability p every stored gradient is replaced by the new one, so
+    E H_+ = (1 − p) H + p Δ exactly; (iv) the proof's coefficients at η = 1/(a L_max),
+    c = b η²/p: the rate 1 − min(μ/(rate_w L_max), p/rate_h).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    coco, var, a, b, rate_w, rate_h : float
+        The proof's constants (2, 2, 5, 3, 5, 3).
+    m : int
+        Number of terms (orthogonal unit rows).
+    p : float in (0, 1]
+        The coin's probability.
+    mu : float
+        The regularization, μ = σ.
+
+    Returns
+    -------
+    dict
+        As :func:`check_saga_proof`.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+    ValueError
+        When p is not in (0, 1].
+
+    Examples
+    --------
+    >>> r = check_lsvrg_proof(p=0.1)
+    >>> abs(r["fcoef"]) < 1e-12 < r["hcoef"]    # the F − F* terms cancel at η = 1/(5L_max)
+    True
+    """
+    if not 0 < p <= 1:
+        raise ValueError(f"p must be in (0, 1], got {p!r}")
+
+    def refresh(A, dev, H, D):  # heads: the whole memory is the gradients at w
+        heads = np.mean(np.sum(A**2, axis=1))
+        return p * heads + (1 - p) * H, (1 - p) * H + p * D
+
+    Lmax, coco_ratio, var_ratio = _memory_proof_steps(seed, coco, var, m, mu, refresh)
+    eta = 1 / (a * Lmax)
+    fcoef, hcoef = _memory_proof_coefficients(Lmax, mu, eta, b * eta**2 / p, p, rate_w,
+                                              rate_h)
+    return {"coco_ratio": coco_ratio, "var_ratio": var_ratio, "fcoef": fcoef,
+            "hcoef": hcoef}
+
+
+def check_svrg_last_proof(seed=0, *, var=4.0, smooth=0.5, step_c=2.0, m=40, mu=1e-4):
+    """The steps of the proof of SVRG's rate with the last inner iterate as the next
+    snapshot (option I, the book's thm-vr-svrg-last), each on an instance where it is tight.
+
+    Ridge terms f_i(w) = ½⟨w, x_i⟩² + (μ/2)‖w‖² with orthogonal unit rows (w* = 0,
+    L_max = 1 + μ, F is L-smooth with L = 1/m + μ): (i) E‖v‖² ≤ var·L_max·(D + D̃), D and
+    D̃ the gaps of w and of the snapshot, tight when w − w* and w̃ − w* are opposite along a
+    row (ratio → 1 as μ → 0 and m grows); (ii) D̃ ≤ smooth·L‖w̃ − w*‖², an equality along
+    a row; (iii) at the largest step allowed, η = 1/(step_c L_max), the dropped term
+    −2ηD + var·L_max η² D is ≤ 0; (iv) the theorem, on the exact second moments of a stage
+    (the iteration is linear in (w, w̃) for these terms), on 4 such rows with μ = 0.1
+    (a stage of 300 steps, where the factor is below 1): E‖w_300 − w*‖² ≤
+    ((1 − ημ)^300 + 2ηL_max L/μ)‖w̃ − w*‖² at the step η = μ/(4 L_max L).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    var, smooth, step_c : float
+        The proof's constants (4, 1/2, 2).
+    m : int
+        Number of terms (orthogonal unit rows, so m is also the dimension).
+    mu : float
+        The regularization of (i)-(iii), μ = σ.
+
+    Returns
+    -------
+    dict
+        ``var_ratio`` = max E‖v‖² / (4 L_max (D + D̃)), ``smooth_ratio`` = max
+        D̃ / (½ L ‖w̃ − w*‖²), ``stage_ratio`` = max of (iv)'s left side over its right,
+        ``factor`` = (iv)'s factor.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_svrg_last_proof()
+    >>> r["var_ratio"] > 0.9 and r["smooth_ratio"] > 0.99 and r["stage_ratio"] <= 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    X = np.eye(m)
+    Lmax, L = 1.0 + mu, 1.0 / m + mu
+    Hs = np.array([np.outer(x, x) + mu * np.eye(m) for x in X])   # the Hessians
+    H = Hs.mean(0)
+
+    def gap(e):
+        return 0.5 * e @ H @ e
+
+    var_ratio, smooth_ratio = 0.0, 0.0
+    for trial in range(40):
+        a = X[trial % m] * (1 + rng.random())
+        e, et = (a, -a) if trial < m else (rng.standard_normal(m), rng.standard_normal(m))
+        V = (Hs @ (e - et)) + H @ et                  # v for each draw i (w* = 0)
+        Ev2 = np.mean(np.sum(V**2, axis=1))
+        bound = var * Lmax * (gap(e) + gap(et))
+        assert Ev2 <= bound * (1 + 1e-12), (Ev2, bound)
+        var_ratio = max(var_ratio, float(Ev2 / (4 * Lmax * (gap(e) + gap(et)))))
+        assert gap(et) <= smooth * L * (et @ et) * (1 + 1e-12), (gap(et), L)
+        smooth_ratio = max(smooth_ratio, float(gap(et) / (0.5 * L * (et @ et))))
+    eta = 1 / (step_c * Lmax)
+    assert -2 * eta + var * Lmax * eta**2 <= 1e-15 * eta, (eta, var)
+    # (iv) exact second moments of one stage: e+ = (I − ηH_i) e + η(H_i − H) ẽ
+    m, mu, inner = 4, 0.1, 300
+    X = np.eye(m)
+    Lmax, L = 1.0 + mu, 1.0 / m + mu
+    Hs = np.array([np.outer(x, x) + mu * np.eye(m) for x in X])
+    H = Hs.mean(0)
+    eta = mu / (4 * Lmax * L)
+    factor = (1 - eta * mu) ** inner + 2 * eta * Lmax * L / mu
+    assert factor < 1, factor
+    stage_ratio = 0.0
+    for trial in range(8):
+        et = X[0] if trial == 0 else rng.standard_normal(m)
+        M, C = np.outer(et, et), np.outer(et, et)     # E e eᵀ, E e ẽᵀ (w_0 = ẽ)
+        P = np.outer(et, et)
+        A = [np.eye(m) - eta * Hi for Hi in Hs]
+        B = [eta * (Hi - H) for Hi in Hs]
+        for _ in range(inner):
+            M = np.mean([Ai @ M @ Ai.T + Ai @ C @ Bi.T + Bi @ C.T @ Ai.T + Bi @ P @ Bi.T
+                         for Ai, Bi in zip(A, B)], axis=0)
+            C = np.mean([Ai @ C + Bi @ P for Ai, Bi in zip(A, B)], axis=0)
+        ratio = float(np.trace(M) / (factor * (et @ et)))
+        assert ratio <= 1 + 1e-12, ratio
+        stage_ratio = max(stage_ratio, ratio)
+    return {"var_ratio": var_ratio, "smooth_ratio": smooth_ratio,
+            "stage_ratio": stage_ratio, "factor": float(factor)}
 
 
 def ridge_terms(m=6, n=3, sigma=0.5, seed=0):

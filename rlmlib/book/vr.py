@@ -169,6 +169,49 @@ def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic", snap_ste
     return w
 
 
+def lsvrg_literal(X, y, sigma, eta, idx, refresh, loss="logistic"):
+    """Box "loopless SVRG": the snapshot w̃ = 0 and μ = (1/m) Σ ℓ'(⟨w̃, x_i⟩) x_i, then for
+    k = 0, 1, ...: w <- (1 - ησ) w - η ((ℓ'(⟨w, x_i⟩) - ℓ'(⟨w̃, x_i⟩)) x_i + μ) with
+    i = idx[k], and, where k is in ``refresh``, w̃ <- the w this step started from.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma, eta : float
+    idx : sequence of int
+        One draw per step, consumed in order; the run has len(idx) steps.
+    refresh : collection of int
+        The steps whose coin came up (``res.info['snapshot_steps']``).
+    loss : {'logistic', 'squared'}
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rlmlib.book.vr import lsvrg_literal
+    >>> X, y = np.eye(2), np.array([1.0, -1.0])
+    >>> lsvrg_literal(X, y, 0.1, 0.5, [0], []).round(4).tolist()
+    [0.125, -0.125]
+    """
+    m, n = X.shape
+    refresh = set(int(k) for k in refresh)
+    w = np.zeros(n)
+    snap = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
+    mu = X.T @ snap / m
+    for k, i in enumerate(idx):
+        d = _deriv(loss, X[i] @ w, y[i]) - snap[i]
+        w_next = (1.0 - eta * sigma) * w - eta * (d * X[i] + mu)
+        if k in refresh:                       # the coin: w̃ <- w_k, after this step
+            snap = np.array([_deriv(loss, X[j] @ w, y[j]) for j in range(m)])
+            mu = X.T @ snap / m
+        w = w_next
+    return w
+
+
 def sdca_literal(X, y, sigma, idx, loss="hinge", newton=12):
     """Box "SDCA": maximize the dual over coordinate i, then w <- w + Δα x_i/(σm).
 
@@ -315,7 +358,10 @@ def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
     and Zhang, γ = 1/loss smoothness): (1 − s/m)^m, s = σmγ/(R² + σmγ); SVRG (Johnson and
     Zhang, η = 0.1/L_max, when its default rule is 'bound'): α^(m/(m + m_in)); SAG
     (Schmidt et al., η = 1/(16L)): (1 − min(σ/(16L), 1/(8m)))^m, a step the library's
-    default 1/L_max exceeds. NaN where no theorem covers the defaults.
+    default 1/L_max exceeds. NaN where no theorem covers the defaults. And 'lsvrg', the
+    factor of thm-vr-lsvrg per expected pass for the call ``svrg(snapshot='loopless',
+    step=1/(5 L_max), inner=m)`` (L_max = L + σ; a step costs 2/m passes in expectation):
+    (1 − min(σ/(5 L_max), 1/(3m)))^(m/2).
 
     Parameters
     ----------
@@ -351,6 +397,7 @@ def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
     gamma = 1 / lsm
     s = sigma * m * gamma / (R2 + sigma * m * gamma)
     out["sdca"] = (1 - s / m) ** m
+    out["lsvrg"] = (1 - min(sigma / (5 * (L + sigma)), 1 / (3 * m))) ** (m / 2)
     out["svrg"] = float("nan")
     if svrg_rule == "bound" and m_in:
         kappa = (L + sigma) / sigma

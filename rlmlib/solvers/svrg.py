@@ -11,6 +11,11 @@ with g_i = phi_i'(<u, xhat_i>), g~_i = phi_i'(<u~, xhat_i>). The last sum is a d
 that stays fixed during the stage: it is applied just in time exactly as in SAG (in the
 original coordinates it is H^-1 S~, S~ = sum_j g~_j x_j). A stage costs one pass for the
 snapshot plus ``inner`` steps of O(nnz(x_i) + r).
+
+``snapshot='loopless'`` runs Kovalev, Horváth and Richtárik's loopless SVRG instead: no
+stage of fixed length; at every step a coin with probability p = 1/inner makes the point
+where that step reads its example the snapshot of the steps after it (the step itself
+uses the old snapshot).
 """
 import numpy as np
 from numba import njit
@@ -119,13 +124,21 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     seed, order, n_checkpoints, X_test, y_test, progress
         As in ``rlmlib.sag`` (default 'replacement', the i.i.d. sampling of Johnson and
         Zhang's analysis); ``order`` governs the inner steps.
-    snapshot : {'last', 'random'}
+    snapshot : {'last', 'random', 'loopless'}
         The next stage's snapshot: 'last' the last inner iterate (Johnson and Zhang's
         option I, their experiments' choice); 'random' the iterate w_t before inner step
         t, t drawn uniformly from 0 .. inner - 1 per stage with ``seed`` (option II, the
         one their theorem and the book's thm-vr-svrg analyse; the steps after t are
         taken and discarded). With 'random' the returned w and every checkpoint are the
         snapshots, and ``res.info['snapshot_steps']`` lists the drawn t per stage.
+        'loopless': loopless SVRG (Kovalev, Horváth and Richtárik; the book's
+        thm-vr-lsvrg): before step k (k = 0, 1, ... over the whole run) a coin with
+        probability p = 1/inner, drawn with ``seed``, decides whether w_k, the point
+        where step k reads its example, becomes the snapshot of steps k + 1, ...; step k
+        itself uses the old one. ``res.info['snapshot_steps']`` lists those k, and
+        ``res.info['snapshots']`` counts the full gradients computed (the first at
+        w = 0 included). The budget and ``res.trace.epoch`` count the expected cost,
+        1 + inner/m passes per ``inner`` steps; ``res.info['passes']`` the actual one.
 
     Returns
     -------
@@ -134,7 +147,7 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     Raises
     ------
     ValueError, TypeError
-        As ``rlmlib.sag``; ``snapshot`` not 'last' or 'random'.
+        As ``rlmlib.sag``; ``snapshot`` not one of 'last', 'random', 'loopless'.
 
     Examples
     --------
@@ -148,8 +161,9 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     """
     P = problem_for("svrg", X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
                     y_test, progress)
-    if snapshot not in ("last", "random"):
-        raise ValueError(f"snapshot must be 'last' or 'random', got {snapshot!r}")
+    if snapshot not in ("last", "random", "loopless"):
+        raise ValueError(f"snapshot must be one of 'last', 'random', 'loopless'; got "
+                         f"{snapshot!r}")
     A = solver_setup("svrg", P, step, precondition)
     m, n, r = P.m, P.n, A["e"].shape[0]
     kappa = A["Lmax"] / A["rho"]
@@ -177,11 +191,40 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
             for dst, src in zip((va, vb, last, state), saved.pop()):
                 dst[:] = src
 
+    # loopless: coin[0] = the next step k whose point becomes the snapshot after it
+    coin = np.random.default_rng([P.seed, 3]) if snapshot == "loopless" else None
+    fresh = (np.zeros(m), np.zeros(n), np.zeros(r))  # the next snapshot's gsnap, Sa, Sb
+    nxt, full = [0], [0]
+
     def take_snapshot():
         restore()
+        if coin is not None and full[0] > 0:  # loopless: the coins take the snapshots
+            return
         svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
+        full[0] += 1
         if pick is not None:
             picks.append(int(pick.integers(P.inner)))
+        if coin is not None:
+            nxt[0] = int(coin.geometric(1.0 / P.inner)) - 1
+
+    def loopless(rows, yy, ind, ptr, idx, start, stop, t):
+        """Steps t .. t + stop - start - 1; at step k = nxt, the snapshot moves to w_k."""
+        while nxt[0] < t + stop - start:
+            cut = start + nxt[0] - t
+            run_steps(idx, ind, ptr, rows, yy, start, cut)
+            catch_up_all(va, vb, last, Sa, state)  # w_k in full, then its gradients
+            svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, fresh[1],
+                          fresh[2], fresh[0], state)
+            run_steps(idx, ind, ptr, rows, yy, cut, cut + 1)  # step k: old snapshot
+            catch_up_all(va, vb, last, Sa, state)  # the old S~'s pending updates
+            for dst, src in zip((gsnap, Sa, Sb), fresh):
+                dst[:] = src
+            picks.append(nxt[0])
+            full[0] += 1
+            t += cut + 1 - start
+            start = cut + 1
+            nxt[0] += int(coin.geometric(1.0 / P.inner))
+        run_steps(idx, ind, ptr, rows, yy, start, stop)
 
     def run_steps(idx, ind, ptr, rows, yy, a, b):
         svrg_steps(rows.data, ind, ptr, yy, A["Q"], A["e"], A["alpha2"], A["rho"],
@@ -189,6 +232,8 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
                    a, b)
 
     def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
+        if coin is not None:
+            return loopless(rows, yy, ind, ptr, idx, start, stop, t)
         if pick is None:
             return run_steps(idx, ind, ptr, rows, yy, start, stop)
         cut = start + picks[-1] - t % P.inner  # where step t* of this stage falls
@@ -211,6 +256,11 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
               "seed": P.seed, "order": P.order, "kappa": kappa, "snapshot": snapshot,
               "default": rule if step is None or inner_given is None else None}
     # rows stay in storage order: the preconditioner's Q and gsnap are indexed by row
-    return P.run(steps, get_w, params, state=lambda: (va, vb), copy_rows=False,
-                 snapshot=take_snapshot, info={"snapshot_steps": picks},
-                 hint=f"step={A['step']:.3g} is too long (L_max = {A['Lmax']:.3g})")
+    info = {"snapshot_steps": picks}
+    res = P.run(steps, get_w, params, state=lambda: (va, vb), copy_rows=False,
+                snapshot=take_snapshot, info=info,
+                hint=f"step={A['step']:.3g} is too long (L_max = {A['Lmax']:.3g})")
+    if coin is not None:
+        info["snapshots"] = full[0]
+        info["passes"] = full[0] + stages * P.inner / m
+    return res
