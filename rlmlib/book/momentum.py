@@ -629,7 +629,7 @@ def heavy_ball_floor(eta, beta, h, s2):
     return eta * s2 * (1.0 + beta) / (h * (1.0 - beta) * (2.0 * (1.0 + beta) - eta * h))
 
 
-def minibatch_noise_floor(X, y, sigma, eta, beta, k):
+def minibatch_noise_floor(X, y, sigma, eta, beta, k, relative=False):
     """Heavy ball's stationary gap E F(w) - F* under mini-batch noise on the ridge problem
     F(w) = (1/2m)‖Xw - y‖² + (σ/2)‖w‖², in the additive-noise model: the gradient noise is
     taken as its value at w* (mini-batches of k rows drawn with replacement, covariance
@@ -644,11 +644,15 @@ def minibatch_noise_floor(X, y, sigma, eta, beta, k):
     sigma, eta, beta : float
     k : int
         Mini-batch size.
+    relative : bool
+        Divide by F(0) - F* (the units of ``heavy_ball_minibatch``'s gaps).
 
     Returns
     -------
     float
-        The floor, or ``inf`` when ηλ ≥ 2(1 + β) for some λ (no stationary state).
+        The floor, or ``inf`` when ηλ ≥ 2(1 + β) for some λ, up to a relative 1e-9 (no
+        stationary state; at the limit itself, e.g. β = 0 and η = 2/L, the floor is
+        infinite).
 
     Examples
     --------
@@ -664,10 +668,11 @@ def minibatch_noise_floor(X, y, sigma, eta, beta, k):
     w_star = np.linalg.solve(H, X.T @ y / m)
     G = X * (X @ w_star - y)[:, None] + sigma * w_star     # ∇f_i(w*), mean zero
     s2 = np.sum((G @ U) ** 2, axis=0) / (m * k)             # uᵀSu for every eigenvector
-    if np.any(eta * lam >= 2.0 * (1.0 + beta)):
+    if np.any(eta * lam >= 2.0 * (1.0 + beta) * (1.0 - 1e-9)):   # at the limit, too
         return math.inf
-    return float(sum(0.5 * l * heavy_ball_floor(eta, beta, l, s) for l, s in zip(lam, s2)
-                     if s > 0.0))
+    floor = float(sum(0.5 * l * heavy_ball_floor(eta, beta, l, s)
+                      for l, s in zip(lam, s2) if s > 0.0))
+    return floor / (0.5 * w_star @ H @ w_star) if relative else floor
 
 
 def heavy_ball_minibatch(X, y, sigma, eta, beta, k, T, seed=0):
