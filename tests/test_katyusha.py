@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import rlmlib
 from rlmlib.book.momentum import (catalyst_bound_ratio, check_katyusha_proof,
-                                  katyusha_literal, katyusha_stage)
+                                  katyusha_lazy_literal, katyusha_literal, katyusha_stage)
 from rlmlib.book.vr import draws
 from test_saga import close, problem  # sparse random rows; equality to 1e-12
 
@@ -95,3 +95,16 @@ def test_catalyst_bound_check_catches_a_rate_off_by_two(tau):
     # (1 - 2ρ)^{t+1}; the slack in the constant 8/(√q - ρ)² is at least 200 here
     assert catalyst_bound_ratio(tau, 0.5) < 1 / 200
     assert catalyst_bound_ratio(tau, 0.5, rate=2.0) > 1.0
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("sigma", [1e-3, 0.5])
+def test_katyusha_lazy_form_equals_the_box(loss, sigma):
+    # the page's lazy form: untouched coordinates caught up by powers of one affine map
+    X, y = problem(loss, m=60)
+    idx = draws(60, 3 * 40, seed=2)
+    ref = katyusha_literal(X, y, sigma, 40, idx, loss)
+    lazy, ops = katyusha_lazy_literal(X, y, sigma, 40, idx, loss)
+    close(lazy, ref)
+    nnz = int(sum(np.count_nonzero(X[i]) for i in idx))
+    assert ops == nnz + 3 * X.shape[1]         # row reads plus one catch-up per stage
