@@ -215,12 +215,8 @@ def katyusha_lazy_literal(X, y, sigma, inner, idx, loss="logistic"):
 
     Parameters
     ----------
-    X : numpy.ndarray or scipy.sparse matrix, shape (m, n)
-    y : numpy.ndarray, shape (m,)
-    sigma : float
-    inner : int
-    idx : sequence of int
-    loss : {'logistic', 'squared'}
+    X, y, sigma, inner, idx, loss
+        As ``katyusha_literal``; X may be a scipy.sparse matrix.
 
     Returns
     -------
