@@ -57,6 +57,41 @@ def test_momentum_heavy_ball_corners():
         assert 0 <= rho <= 1 + 1e-12, v     # c <= 2: never outside the stable region
 
 
+def test_momentum_heavy_ball_stochastic_corners():
+    """chapters/momentum/index.md, stochastic mode: beta 0 .. 0.9, sigma 1e-1 .. 1e-3,
+    c 0.5 .. 2, mini-batches of 64 rows: the gaps start at 1 and are finite until a run
+    diverges (then inf to the end, never NaN, no warning); the predicted floor is finite
+    and positive inside the stable range of the additive model and inf outside."""
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((120, 6)) * np.geomspace(1, 10, 6)
+    b = np.sign(rng.standard_normal(120))
+    base = np.linalg.eigvalsh(A.T @ A / 120)
+    seen_diverged = False
+    for v in corners({"beta": [0.0, 0.9], "sigma": [1e-1, 1e-3], "c": [0.5, 2.0]}):
+        eigs = base + v["sigma"]
+        eta = v["c"] / eigs.max()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            gap = mom.heavy_ball_minibatch(A, b, v["sigma"], eta, v["beta"], 64, 400)
+            floor = mom.minibatch_noise_floor(A, b, v["sigma"], eta, v["beta"], 64)
+        assert gap[0] == 1.0 and not np.isnan(gap).any(), v
+        bad = np.flatnonzero(~np.isfinite(gap))
+        assert bad.size == 0 or (bad == np.arange(bad[0], len(gap))).all(), v
+        seen_diverged |= bad.size > 0
+        limit = 2 * (1 + v["beta"])
+        if np.any(np.isclose(eta * eigs, limit, rtol=1e-9)):
+            assert floor > 0, v      # c = 2, beta = 0: on the boundary, either answer
+        elif np.all(eta * eigs < limit):
+            assert 0 < floor < np.inf, v
+        else:
+            assert floor == np.inf, v
+    # a step far beyond every limit: the run stops at 1e12 and says so with inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gap = mom.heavy_ball_minibatch(A, b, 1e-3, 50 / base.max(), 0.9, 64, 400)
+    assert np.isinf(gap[-1]) and np.isfinite(gap[:2]).all()
+
+
 def test_adaptive_adam_corners(sparse):
     """chapters/adaptive/index.md: beta1 0 .. 0.9, beta2 0.1 .. 0.999, step 1e-3 .. 1e-2;
     the readout's kappa(H B) with Adam's diagonal B."""

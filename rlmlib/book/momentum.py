@@ -173,7 +173,115 @@ def katyusha_literal(X, y, sigma, inner, idx, loss="logistic"):
     return xt
 
 
-def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
+def katyusha_lazy_maps(L, sigma, alpha, tau1, tau2):
+    """The affine map a coordinate k outside the drawn row follows in one step of
+    Katyusha (box "Katyusha"), on s = (z_k, y_k, B_k) with B the stage's running sum
+    B_j = B_{j-1}/θ + y_j (θ = 1 + ασ; the snapshot is then B_{J-1}/Σ_{i<J} θ^{-i}):
+    s ← M s + μ̃_k u + x̃_k v, since there g_k = μ̃_k.
+
+    Parameters
+    ----------
+    L, sigma, alpha, tau1, tau2 : float
+        The box's L̂, σ, α, τ₁, τ₂.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        M (3 x 3), u and v (3,).
+
+    Examples
+    --------
+    >>> M, u, v = katyusha_lazy_maps(1.0, 0.0, 1.0, 0.5, 0.5)   # σ = 0: θ = 1
+    >>> M.tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.5, 0.0, 1.0]]
+    """
+    theta = 1.0 + alpha * sigma
+    a = 1.0 - tau1 - tau2
+    d = 3.0 * L + sigma
+    yz, yy, yx, yc = 3.0 * L * tau1 / d, 3.0 * L * a / d, 3.0 * L * tau2 / d, -1.0 / d
+    M = np.array([[1.0 / theta, 0.0, 0.0], [yz, yy, 0.0], [yz, yy, 1.0 / theta]])
+    u = np.array([-alpha / theta, yc, yc])
+    v = np.array([0.0, yx, yx])
+    return M, u, v
+
+
+def katyusha_lazy_literal(X, y, sigma, inner, idx, loss="logistic"):
+    """Box "Katyusha" with lazy coordinates: a coordinate is brought up to date only when
+    a drawn row reads it (and every coordinate at the end of a stage), by the t-th power
+    of the map of ``katyusha_lazy_maps``: s ← M^t s + (Σ_{r<t} M^r)(μ̃_k u + x̃_k v).
+    Returns the same x̃ as ``katyusha_literal`` (to rounding) and the number of
+    coordinate updates it made (row reads plus end-of-stage catch-ups), against
+    ``inner``·n per stage for the dense box.
+
+    Parameters
+    ----------
+    X, y, sigma, inner, idx, loss
+        As ``katyusha_literal``; X may be a scipy.sparse matrix.
+
+    Returns
+    -------
+    tuple
+        (x̃, number of coordinate updates)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = np.eye(2), np.array([1.0, -1.0])
+    >>> w, ops = katyusha_lazy_literal(X, y, 0.1, 2, [0, 1], loss="squared")
+    >>> [round(v, 6) for v in w.tolist()], ops     # = katyusha_literal's, 2 + 2 updates
+    ([0.257061, -0.225137], 4)
+    """
+    import scipy.sparse as sp
+
+    Xs = sp.csr_matrix(X)
+    m, n = Xs.shape
+    Xd = Xs.toarray()
+    L = (1.0 if loss == "squared" else 0.25) * float(Xs.multiply(Xs).sum(axis=1).max())
+    tau1 = min(math.sqrt(inner * sigma / (3.0 * L)), 0.5)
+    tau2, alpha = 0.5, 1.0 / (3.0 * tau1 * L)
+    a = 1.0 - tau1 - tau2
+    theta = 1.0 + alpha * sigma
+    M, u, v = katyusha_lazy_maps(L, sigma, alpha, tau1, tau2)
+    powers, sums = [np.eye(3)], [np.zeros((3, 3))]
+    for _ in range(inner):
+        sums.append(sums[-1] + powers[-1])
+        powers.append(M @ powers[-1])
+    xt, z, yv = np.zeros(n), np.zeros(n), np.zeros(n)
+    ops = 0
+    for s0 in range(0, len(idx), inner):
+        d_snap = np.array([_deriv(loss, Xd[i] @ xt, y[i]) for i in range(m)])
+        mu = Xd.T @ d_snap / m
+        B, last = np.zeros(n), np.zeros(n, dtype=np.int64)
+
+        def catch_up(cols, t):
+            for k in cols:
+                d = t - last[k]
+                if d:
+                    s = powers[d] @ np.array([z[k], yv[k], B[k]]) + sums[d] @ (
+                        mu[k] * u + xt[k] * v)
+                    z[k], yv[k], B[k] = s
+                    last[k] = t
+
+        for j, i in enumerate(idx[s0:s0 + inner]):
+            cols = Xs.indices[Xs.indptr[i]:Xs.indptr[i + 1]]
+            vals = Xs.data[Xs.indptr[i]:Xs.indptr[i + 1]]
+            catch_up(cols, j)
+            xr = tau1 * z[cols] + tau2 * xt[cols] + a * yv[cols]
+            c = _deriv(loss, vals @ xr, y[i]) - d_snap[i]
+            g = mu[cols] + c * vals
+            z_new = (z[cols] - alpha * g) / theta
+            y_new = (3.0 * L * xr - g) / (3.0 * L + sigma)
+            z[cols], yv[cols] = z_new, y_new
+            B[cols] = B[cols] / theta + y_new
+            last[cols] = j + 1
+            ops += len(cols)
+        catch_up(range(n), inner)
+        ops += n
+        xt = B / sum(theta ** -i for i in range(inner))
+    return xt, ops
+
+
+def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0, rate=1.0):
     """Largest ratio, over t = 1..T, of F(x_t) - F* to the outer bound of Catalyst,
     8/(√q - ρ)² (1 - ρ)^{t+1} (F(x_0) - F*), on a ridge problem (m = 60, n = 5,
     σ = 0.01, q = σ/(σ + τ), ρ = rho_frac·√q). Each subproblem
@@ -182,6 +290,8 @@ def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
     (2/9)(F(x_0) - F*)(1 - ρ)^t, d along ``sign``·(z_t - w*) (away from the solution for
     sign = 1). Extrapolation as in Lin et al.'s scheme with α_0 = √q. Gaps are computed as
     quadratic forms in x - w*, never as differences of values (no cancellation).
+    ``rate`` multiplies ρ in the bound's factor (1 - rate·ρ)^{t+1} only (rate = 2: the
+    rate claimed twice too fast), not in the schedule ε_t.
 
     Parameters
     ----------
@@ -190,6 +300,7 @@ def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
     T : int
     seed : int
     sign : float, +1 or -1
+    rate : float
 
     Returns
     -------
@@ -223,10 +334,194 @@ def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0):
         alpha_new = 0.5 * (q - a2 + math.sqrt((q - a2) ** 2 + 4.0 * a2))
         y_c = x + alpha * (1.0 - alpha) / (a2 + alpha_new) * (x - x_prev)
         x_prev, alpha = x, alpha_new
-        bound = 8.0 / (math.sqrt(q) - rho) ** 2 * (1.0 - rho) ** (t + 1) * gap0
+        bound = 8.0 / (math.sqrt(q) - rho) ** 2 * (1.0 - rate * rho) ** (t + 1) * gap0
         e = x - w_star
         worst = max(worst, 0.5 * (e @ H @ e) / bound)
     return float(worst)
+
+def katyusha_stage(J, s, rate=1.0):
+    """The constants of the proof of Katyusha's rate for J steps per stage and the ratio
+    s = Jσ/L̂ (L̂ = L_max of the loss part): τ₁ = min(√(s/3), ½), a = 1 − τ₁ − ½,
+    ασ = 2s/(3J) when τ₁ = ½ and τ₁/J otherwise, θ = 1 + rate·ασ (rate = 1: the
+    algorithm's weight), W = Σ_{j<J} θ^j, the per-stage factor ρ (θ^{-J} when
+    s ≤ ¾, 2/3 otherwise) and the constant C = 1 + (a + τ₁/(ασ))/(½W) of the theorem.
+
+    Parameters
+    ----------
+    J : int >= 1
+    s : float > 0
+    rate : float
+        Multiplies ασ in θ (1 in the proof; 2 is the "rate claimed twice too fast").
+
+    Returns
+    -------
+    dict
+        ``tau1``, ``a``, ``alpha_sigma``, ``theta``, ``W``, ``rho``, ``C``.
+
+    Examples
+    --------
+    >>> k = katyusha_stage(2, 0.75)          # τ₁ = ½ exactly: the boundary case
+    >>> k["tau1"], round(k["alpha_sigma"], 6)
+    (0.5, 0.25)
+    """
+    tau1 = min(math.sqrt(s / 3.0), 0.5)
+    a = 0.5 - tau1
+    # α = 1/(3τ₁L̂), so ασ = σ/(3τ₁L̂) = s/(3τ₁J)
+    alpha_sigma = s / (3.0 * tau1 * J)
+    theta = 1.0 + rate * alpha_sigma
+    W = float(sum(theta ** j for j in range(J)))
+    rho = theta ** (-J) if s <= 0.75 else 2.0 / 3.0
+    C = 1.0 + (a + tau1 / alpha_sigma) / (0.5 * W)
+    return {"tau1": tau1, "a": a, "alpha_sigma": alpha_sigma, "theta": theta, "W": W,
+            "rho": rho, "C": C}
+
+
+def _katyusha_ridge(m, n, sigma, seed):
+    r = np.random.default_rng(seed)
+    X = r.standard_normal((m, n))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)       # L̂ = 1 (squared loss)
+    y = r.standard_normal(m)
+    H = X.T @ X / m + sigma * np.eye(n)
+    w_star = np.linalg.solve(H, X.T @ y / m)
+    return X, y, H, w_star
+
+
+def check_katyusha_proof(seed=0, *, variance=2.0, tau2=0.5, rate=1.0, stage2=1.5,
+                         constant=4.0):
+    """The proof of Katyusha's rate (the page's theorem), step by step.
+
+    (i) The variance bound E‖g − ∇ℓ̄(u)‖² ≤ variance·L̂·B (B the Bregman gap of ℓ̄ between
+    x̃ and u) on M = 20 orthogonal unit rows with x̃ − u along one row, where its ratio to
+    2L̂B is 1 − 1/M (and on random logistic instances). (ii) The negative momentum absorbs
+    the variance: τ₂ ≥ variance/4. (iii) The stage inequality 1 − aθ ≥ τ₂θ^J on a grid of
+    J ≥ 2 and s = Jσ/L̂ ≤ ¾ (tight to first order in τ₁, so a θ with 2ασ fails), and
+    min(1/τ₂, θ^J) ≥ stage2 for s > ¾. (iv) The theorem's constant C ≤ ``constant`` on
+    the grid. (v) Exactly in expectation (all m^J draw sequences, m = 3, J = 6) on ridge
+    instances in both cases: one stage contracts the Lyapunov function
+    Φ = (α/τ₁)(τ₂W D(x̃) + a D(y)) + ½‖z − w*‖² by ρ, and one stage from 0 gives
+    E D(x̃₁) ≤ C ρ D(0), D = F − F*.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    variance, tau2, rate, stage2, constant : float
+        The proof's constants (2, ½, 1, 3/2, 4).
+
+    Returns
+    -------
+    dict
+        ``var_ratio`` (max of (i)'s ratio to 2L̂B), ``stage_margin`` (min of
+        1 − aθ − τ₂θ^J), ``C_max``, ``phi_ratio`` (max E Φ₊/(ρΦ)), ``run_ratio`` (max
+        E D(x̃₁)/(CρD(0))).
+
+    Raises
+    ------
+    AssertionError
+        When a step fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_katyusha_proof()
+    >>> 0.9 < r["var_ratio"] <= 1 and r["phi_ratio"] <= 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    # (i) variance of the estimate against the Bregman gap of the loss part
+    M = 20
+    X = np.eye(M)                               # ℓ_i(w) = ½⟨x_i, w⟩², L̂ = 1
+    var_ratio = 0.0
+    for trial in range(20):
+        u = rng.standard_normal(M) * (trial > 0)
+        xt = u + X[trial % M] * rng.uniform(0.5, 2.0)
+        A = (X @ u)[:, None] * X - (X @ xt)[:, None] * X      # ∇ℓ_i(u) − ∇ℓ_i(x̃)
+        var = np.mean(np.sum((A - A.mean(0)) ** 2, axis=1))
+        d = xt - u
+        B = 0.5 * np.mean((X @ d) ** 2)        # Bregman gap of ℓ̄ = ½ mean ⟨x_i, ·⟩²
+        assert var <= variance * 1.0 * B * (1 + 1e-12), (var, B)
+        var_ratio = max(var_ratio, float(var / (2.0 * B)))
+    for trial in range(10):                     # logistic rows: L̂ = ¼ max‖x_i‖²
+        Xl = rng.standard_normal((15, 4))
+        yl = np.sign(rng.standard_normal(15))
+        Lh = 0.25 * float((Xl * Xl).sum(1).max())
+        u, xt = rng.standard_normal(4), rng.standard_normal(4)
+
+        def lbar(w):
+            return float(np.mean(np.logaddexp(0.0, -yl * (Xl @ w))))
+
+        def grads(w):
+            return (-yl / (1.0 + np.exp(yl * (Xl @ w))))[:, None] * Xl
+
+        A = grads(u) - grads(xt)
+        var = np.mean(np.sum((A - A.mean(0)) ** 2, axis=1))
+        B = lbar(xt) - lbar(u) - grads(u).mean(0) @ (xt - u)
+        assert var <= variance * Lh * B * (1 + 1e-9), (var, B)
+    # (ii) the negative momentum absorbs the variance term (α/τ₁)·variance·L̂B/(4L̂)
+    assert tau2 >= variance / 4.0, (tau2, variance)
+    # (iii) the stage inequality, (iv) the constant
+    margin, C_max = math.inf, 0.0
+    for J in (2, 3, 4, 6, 10, 100, 10_000):
+        for s in np.concatenate([np.geomspace(1e-6, 0.75, 40), [0.76, 1.0, 10.0, 1e3]]):
+            k = katyusha_stage(J, float(s), rate)
+            if s <= 0.75:
+                th = k["theta"]
+                gap = 1.0 - (1.0 - k["tau1"] - tau2) * th - tau2 * th**J
+                assert gap >= -1e-15, (J, s, gap)
+                margin = min(margin, gap)
+            else:
+                assert min(1.0 / tau2, k["theta"] ** J) >= stage2, (J, s)
+            C_max = max(C_max, k["C"])
+    assert C_max <= constant, C_max
+    # (v) one stage exactly in expectation: every sequence of J = 2m draws
+    m, n, J = 3, 2, 6
+    paths = np.array(np.unravel_index(np.arange(m ** J), (m,) * J)).T     # (m^J, J)
+    phi_ratio, run_ratio = 0.0, 0.0
+    for sigma in (1e-3, 0.02, 0.3):             # s = Jσ/L̂ = 0.006, 0.12, 1.8
+        X, y, H, w_star = _katyusha_ridge(m, n, sigma, seed)
+        k = katyusha_stage(J, J * sigma)
+        tau1, a = k["tau1"], k["a"]
+        alpha = 1.0 / (3.0 * tau1)
+        theta = 1.0 + alpha * sigma
+        W = k["W"]
+        rho = katyusha_stage(J, J * sigma, rate)["rho"]
+
+        def D(w):                               # F(w) − F*, a quadratic form in w − w*
+            e = w - w_star
+            return 0.5 * np.einsum("...i,ij,...j->...", e, H, e)
+
+        def phi(xt, yv, z):
+            return (alpha / tau1) * (tau2 * W * D(xt) + a * D(yv)) + 0.5 * np.sum(
+                (z - w_star) ** 2, axis=-1)
+
+        for trial in range(4):
+            if trial == 0:
+                xt0, y0, z0 = np.zeros(n), np.zeros(n), np.zeros(n)
+            else:
+                xt0, y0, z0 = (w_star + rng.standard_normal(n) for _ in range(3))
+            mu = X.T @ (X @ xt0 - y) / m        # full loss gradient at the snapshot
+            P = paths.shape[0]
+            z, yv = np.tile(z0, (P, 1)), np.tile(y0, (P, 1))
+            acc = np.zeros((P, n))
+            for j in range(J):
+                i = paths[:, j]
+                x = tau1 * z + tau2 * xt0 + (1.0 - tau1 - tau2) * yv
+                xi = X[i]
+                g = mu + (np.sum(xi * x, 1) - xi @ xt0)[:, None] * xi
+                z = (z - alpha * g) / theta
+                yv = (3.0 * x - g) / (3.0 + sigma)
+                acc += theta ** j * yv
+            xt1 = acc / W
+            e_phi = float(np.mean(phi(xt1, yv, z)))
+            ratio = e_phi / (rho * float(phi(xt0, y0, z0)))
+            assert ratio <= 1.0 + 1e-12, (sigma, trial, ratio)
+            phi_ratio = max(phi_ratio, ratio)
+            if trial == 0:
+                r1 = float(np.mean(D(xt1))) / (k["C"] * rho * float(D(xt0)))
+                assert r1 <= 1.0 + 1e-12, (sigma, r1)
+                run_ratio = max(run_ratio, r1)
+    return {"var_ratio": var_ratio, "stage_margin": float(margin),
+            "C_max": float(C_max), "phi_ratio": phi_ratio, "run_ratio": run_ratio}
+
 
 # ------------------------------------------------ deterministic methods (first page)
 def heavy_ball(grad, w0, eta, beta, T):
@@ -440,6 +735,102 @@ def heavy_ball_floor(eta, beta, h, s2):
         raise ValueError(f"heavy_ball_floor needs 0 <= beta < 1 and 0 < eta h < 2(1 + "
                          f"beta), got eta={eta!r}, beta={beta!r}, h={h!r}")
     return eta * s2 * (1.0 + beta) / (h * (1.0 - beta) * (2.0 * (1.0 + beta) - eta * h))
+
+
+def minibatch_noise_floor(X, y, sigma, eta, beta, k, relative=False):
+    """Heavy ball's stationary gap E F(w) - F* under mini-batch noise on the ridge problem
+    F(w) = (1/2m)‖Xw - y‖² + (σ/2)‖w‖², in the additive-noise model: the gradient noise is
+    taken as its value at w* (mini-batches of k rows drawn with replacement, covariance
+    S = (1/(km)) Σ_i ∇f_i(w*)∇f_i(w*)ᵀ), and each eigen-direction λ of the Hessian H
+    contributes (λ/2)·``heavy_ball_floor``(η, β, λ, uᵀSu). The noise that grows with
+    w - w* (the mini-batch Hessian) is left out, so the measured floor lies above this.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma, eta, beta : float
+    k : int
+        Mini-batch size.
+    relative : bool
+        Divide by F(0) - F* (the units of ``heavy_ball_minibatch``'s gaps).
+
+    Returns
+    -------
+    float
+        The floor, or ``inf`` when ηλ ≥ 2(1 + β) for some λ, up to a relative 1e-9 (no
+        stationary state; at the limit itself, e.g. β = 0 and η = 2/L, the floor is
+        infinite).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [1.0]]); y = np.array([1.0, -1.0])   # H = 1, S = 1/k
+    >>> minibatch_noise_floor(X, y, 0.0, 0.1, 0.0, 1) == 0.5 * heavy_ball_floor(
+    ...     0.1, 0.0, 1.0, 1.0)
+    True
+    """
+    m, n = X.shape
+    H = X.T @ X / m + sigma * np.eye(n)
+    lam, U = np.linalg.eigh(H)
+    w_star = np.linalg.solve(H, X.T @ y / m)
+    G = X * (X @ w_star - y)[:, None] + sigma * w_star     # ∇f_i(w*), mean zero
+    s2 = np.sum((G @ U) ** 2, axis=0) / (m * k)             # uᵀSu for every eigenvector
+    if np.any(eta * lam >= 2.0 * (1.0 + beta) * (1.0 - 1e-9)):   # at the limit, too
+        return math.inf
+    floor = float(sum(0.5 * l * heavy_ball_floor(eta, beta, l, s)
+                      for l, s in zip(lam, s2) if s > 0.0))
+    return floor / (0.5 * w_star @ H @ w_star) if relative else floor
+
+
+def heavy_ball_minibatch(X, y, sigma, eta, beta, k, T, seed=0):
+    """Heavy ball with mini-batch gradients on the ridge problem of
+    ``minibatch_noise_floor``: v ← βv + g, w ← w - ηv from w = v = 0, g the gradient of
+    k rows drawn with replacement; returns the relative gaps (F(w_t) - F*)/(F(0) - F*),
+    t = 0..T, as quadratic forms in w - w* (no cancellation). A run whose gap passes
+    1e12 stops there (the rest of the array is ``inf``): it has diverged.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma, eta, beta : float
+    k, T : int
+        Mini-batch size and number of steps.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    numpy.ndarray, shape (T + 1,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [1.0]]); y = np.array([1.0, 1.0])  # no noise, w* = 1/2
+    >>> g = heavy_ball_minibatch(X, y, 1.0, 0.5, 0.0, 1, 3)      # H = 2: e <- 0 at once
+    >>> g.tolist()
+    [1.0, 0.0, 0.0, 0.0]
+    """
+    m, n = X.shape
+    H = X.T @ X / m + sigma * np.eye(n)
+    w_star = np.linalg.solve(H, X.T @ y / m)
+    gap0 = 0.5 * w_star @ H @ w_star
+    idx = np.random.default_rng(seed).integers(0, m, size=(T, k))
+    w, v = np.zeros(n), np.zeros(n)
+    out = np.full(T + 1, math.inf)
+    out[0] = 1.0
+    for t in range(T):
+        B = idx[t]
+        g = X[B].T @ (X[B] @ w - y[B]) / k + sigma * w
+        v = beta * v + g
+        w = w - eta * v
+        e = w - w_star
+        out[t + 1] = 0.5 * (e @ H @ e) / gap0
+        if not out[t + 1] <= 1e12:
+            out[t + 1] = math.inf
+            break
+    return out
 
 
 def mean_rate_per_pass(X, sigma, eta, beta, m=None):

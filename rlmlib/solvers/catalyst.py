@@ -23,11 +23,8 @@ import math
 import numpy as np
 
 from ..core.checks import check_int, check_interval, check_positive, sigma_keyword
-from ..core.losses import LOSSES
-from ..core.order import ORDERS
-from ..core.problem import Problem
 from .saga import saga_catch_up_all, saga_steps
-from .vr import check_curvature, row_norms2, warn_step_limit
+from .vr import accelerated_problem, warn_step_limit
 
 
 def default_tau(Lmax, sigma, m):
@@ -113,14 +110,9 @@ def catalyst(X, y, *, sigma, epochs=20, loss="logistic", tau=None, inner=None, s
     >>> bool(res.objective - ref.objective < 1e-8 * ref.objective)
     True
     """
-    P = Problem("catalyst", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
-                order=order, orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test,
-                y_test=y_test, progress=progress, losses=("squared", "logistic"),
-                compact_dense=False)
-    P.check_scale(*P.minimizer_bound())
+    P, Lmax = accelerated_problem("catalyst", X, y, sigma, loss, epochs, seed, order,
+                                  n_checkpoints, X_test, y_test, progress)
     sigma, m, n = P.sigma, P.m, P.n
-    Lmax = LOSSES[loss]["smoothness"] * float(row_norms2(P.rows).max())
-    check_curvature("catalyst", Lmax, "L_max = max_i smoothness * ||x_i||^2")
     if tau is None:
         tau = default_tau(Lmax, sigma, m)
     else:

@@ -24,10 +24,8 @@ import numpy as np
 from numba import njit
 
 from ..core.checks import check_int, sigma_keyword
-from ..core.losses import LOSSES, loss_deriv
-from ..core.order import ORDERS
-from ..core.problem import Problem
-from .vr import check_curvature, row_norms2
+from ..core.losses import loss_deriv
+from .vr import accelerated_problem
 
 
 def katyusha_parameters(Lmax, sigma, inner):
@@ -157,14 +155,9 @@ def katyusha(X, y, *, sigma, epochs=30, loss="logistic", inner=None, seed=0,
     >>> bool(res.objective - ref.objective < 1e-8 * ref.objective)
     True
     """
-    P = Problem("katyusha", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
-                order=order, orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test,
-                y_test=y_test, progress=progress, losses=("squared", "logistic"),
-                compact_dense=False)
-    P.check_scale(*P.minimizer_bound())
+    P, Lmax = accelerated_problem("katyusha", X, y, sigma, loss, epochs, seed, order,
+                                  n_checkpoints, X_test, y_test, progress)
     sigma, m, n = P.sigma, P.m, P.n
-    Lmax = LOSSES[loss]["smoothness"] * float(row_norms2(P.rows).max())
-    check_curvature("katyusha", Lmax, "L_max = max_i smoothness * ||x_i||^2")
     inner = 2 * m if inner is None else check_int("inner", inner)
     Lk = Lmax if Lmax > 0.0 else sigma  # all-zero rows: any L > 0 gives the same run
     tau1, tau2, alpha = katyusha_parameters(Lk, sigma, inner)

@@ -49,15 +49,35 @@ def row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum):
 
 
 def problem_for(name, X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test, y_test,
-                progress):
-    """The checked :class:`~rlmlib.core.problem.Problem` of ``sag``/``svrg`` (squared or
-    logistic loss, every order, CSR rows)."""
+                progress, losses=None):
+    """The checked :class:`~rlmlib.core.problem.Problem` of ``sag``/``svrg`` (the losses
+    of ``CURVATURE``, every order, CSR rows); ``losses`` narrows the accepted losses."""
     from ..core.order import ORDERS
     from ..core.problem import Problem
 
     return Problem(name, X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed, order=order,
                    orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,
-                   progress=progress, losses=tuple(CURVATURE), compact_dense=False)
+                   progress=progress, losses=tuple(CURVATURE) if losses is None else losses,
+                   compact_dense=False)
+
+
+def accelerated_problem(name, X, y, sigma, loss, epochs, seed, order, n_checkpoints,
+                        X_test, y_test, progress):
+    """The checked Problem of ``catalyst``/``katyusha`` (squared or logistic loss, every
+    order, CSR rows; the minimizer's scale checked) and L_max of the loss part,
+    max_i smoothness·‖x_i‖² (ValueError beyond 2^960, ``check_curvature``).
+
+    Returns
+    -------
+    tuple
+        (Problem, L_max)
+    """
+    P = problem_for(name, X, y, sigma, loss, epochs, seed, order, n_checkpoints, X_test,
+                    y_test, progress, losses=("squared", "logistic"))
+    P.check_scale(*P.minimizer_bound())
+    Lmax = LOSSES[P.loss]["smoothness"] * float(row_norms2(P.rows).max())
+    check_curvature(name, Lmax, "L_max = max_i smoothness * ||x_i||^2")
+    return P, Lmax
 
 
 def solver_setup(name, prob, step, precondition):
