@@ -57,7 +57,7 @@ def _torch_rows(torch, X, y, order, opt_name, opt_kw, sigma):
     Xt = torch.sparse_csr_tensor(torch.from_numpy(X.indptr.astype(np.int64)),
                                  torch.from_numpy(X.indices.astype(np.int64)),
                                  torch.from_numpy(X.data), size=X.shape,
-                                 dtype=torch.float64)
+                                 dtype=torch.float64, check_invariants=False)
     crow, cols, vals = Xt.crow_indices(), Xt.col_indices(), Xt.values()
     ptr = crow.tolist()
     yt = torch.from_numpy(np.asarray(y, dtype=np.float64))
@@ -87,7 +87,8 @@ def _torch_batches(torch, X, y, perms, opt_name, opt_kw, sigma, k):
             Bt = torch.sparse_csr_tensor(torch.from_numpy(B.indptr.astype(np.int64)),
                                          torch.from_numpy(B.indices.astype(np.int64)),
                                          torch.from_numpy(B.data), size=B.shape,
-                                         dtype=torch.float64)
+                                         dtype=torch.float64,
+                                         check_invariants=False)
             opt.zero_grad(set_to_none=True)
             z = torch.sparse.mm(Bt, w).squeeze(1)
             softplus(-yt[torch.from_numpy(rows)] * z).mean().backward()
@@ -114,7 +115,10 @@ def run(rows=10_000, n=20_000, nnz=76, dense_rows=2_000, dense_n=100, reps=3,
     from rlmlib.core.order import ExampleStream
     from rlmlib.datasets import synthetic
 
+    import warnings
+
     torch.set_num_threads(1)
+    warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
     d = synthetic.rcv1_like(m=rows, n=n, nnz_per_row=nnz, seed=0)
     rng = np.random.default_rng(1)
     Xd = rng.standard_normal((dense_rows, dense_n))
