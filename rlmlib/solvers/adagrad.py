@@ -52,6 +52,7 @@ def adagrad_steps(data, indices, indptr, y, w, G, last, order, start, stop, t_fi
                   sigma, delta, code, look_ahead):
     """AdaGrad steps on examples order[start:stop] from global step t_first; w, G, last
     are updated in place (coordinates outside the rows seen stay lazily behind)."""
+    es = eta * sigma
     t = t_first
     for k in range(start, stop):
         i = order[k]
@@ -62,10 +63,13 @@ def adagrad_steps(data, indices, indptr, y, w, G, last, order, start, stop, t_fi
         z = 0.0
         for p in range(a, b):   # settle the row's coordinates; z = <w, x_i>
             j = indices[p]
-            adagrad_settle(w, G, last, j, t, eta, sigma, delta)
+            c = t - last[j]     # adagrad_settle, written out (no call per coordinate)
+            if c > 0:
+                h = delta + math.sqrt(G[j])
+                w[j] *= math.exp(-c * math.log1p(es / h))
+                last[j] = t
             z += data[p] * w[j]
         d = loss_deriv(code, z, y[i])   # loss'(z; y_i); the gradient is g = d x_i
-        es = eta * sigma
         for p in range(a, b):
             j = indices[p]
             g = d * data[p]
