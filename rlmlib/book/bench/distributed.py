@@ -498,7 +498,7 @@ def slower(rec, W="2"):
                 s = (f"{meth} did not reach {key} in {r['rounds']} rounds (its gap ended "
                      f"at {r['final_gap']:.1e}): {why}")
                 if tp is not None:
-                    s = s[:-1] + f" {peer} reached it in {tp:.2f} s."
+                    s = s[:-1] + f"; {peer} reached it in {tp:.2f} s."
                 out.append(s)
             elif tp is not None and t > tp:
                 p = row[peer]
@@ -529,6 +529,22 @@ def model_lines(rec):
             lines.append(f"{meth:10s}{W:>4s}{_cell2(meas, 20)}{_cell2(p['round_s'], 17)}"
                          f"{cells}")
     return lines
+
+
+def model_ratios(rec):
+    """measured / modelled seconds per round, for every method and number of workers
+    the record ran (K = 4 partitions).
+
+    Examples
+    --------
+    >>> rec = {"workers": {"1": {m: {"round_s": 0.2} for m in RLMLIB_METHODS}},
+    ...        "projection": {m: {"1": {"round_s": 0.1}} for m in RLMLIB_METHODS}}
+    >>> model_ratios(rec)
+    {'local_sgd': {'1': 2.0}, 'cocoa': {'1': 2.0}}
+    """
+    return {meth: {W: rec["workers"][W][meth]["round_s"] / p["round_s"]
+                   for W, p in rec["projection"][meth].items() if W in rec["workers"]}
+            for meth in RLMLIB_METHODS}
 
 
 def _cell2(v, w):
