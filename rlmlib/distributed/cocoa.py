@@ -21,8 +21,8 @@ from ..core.losses import LOGISTIC, loss_code
 from ..core.order import ORDERS, ExampleStream
 from ..solvers.sdca import (BETA_EDGE, SDCA_LOSSES, _dual_objective, dual_to_primal,
                             sdca_steps)
-from .driver import (check_count, check_seed, get_dw, local_task, run_rounds, setup,
-                     stream_seed)
+from .driver import (check_count, check_seed, gather, get_dw, local_task, run_rounds,
+                     setup, stream_seed)
 
 
 def _init(X, y, state, w, r, sm, code, loss):
@@ -126,8 +126,8 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
                              {"stream": ExampleStream(s[0], order, stream_seed(seed, k))},
                              None, (0, sigma * m, code, loss), pure=False)
                for k, (p, s) in enumerate(zip(parts, shapes))]
-    w0 = sum(client.gather([client.submit(get_dw, s, pure=False)
-                            for s in states0]))
+    w0 = sum(gather(client, [client.submit(get_dw, s, pure=False) for s in states0],
+                    "the initial duals", [s[3] for s in shapes]))
     def combine(w, dws):
         return w + gamma * sum(dws)
 
@@ -136,7 +136,8 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
               "order": order}
 
     def info(cl, states, w):
-        c = sum(cl.gather([cl.submit(_conj, s, pure=False) for s in states]))
+        c = sum(gather(cl, [cl.submit(_conj, s, pure=False) for s in states],
+                       "the dual's terms"))
         dual = c / m - 0.5 * sigma * float(w @ w)
         return {"dual": dual}
 

@@ -17,7 +17,71 @@ from ..core.checks import check_choice
 from ..core.losses import loss_code
 from ..core.objective import mean_loss
 from ..core.result import Result, Trace
-from .partitions import check_partition, describe
+from .partitions import _fmt_bytes, check_partition, describe
+
+#: seconds a worker may stay paused (memory above its pause fraction) while a round waits
+#: for it before the run stops with a MemoryError (a paused worker runs no task: waiting
+#: longer would hang)
+PAUSE_PATIENCE = 10.0
+
+
+def _worker_memory_text(client, addr=None):
+    """'worker A: 1.2 GB in use of its memory limit 2.0 GB' for one or every worker."""
+    info = client.scheduler_info().get("workers", {})
+    out = []
+    for a, w in info.items():
+        if addr is None or a == addr:
+            lim = w.get("memory_limit") or 0
+            used = (w.get("metrics") or {}).get("memory", 0)
+            out.append(f"worker {a}: {_fmt_bytes(used)} in use of its memory limit "
+                       f"{_fmt_bytes(lim) if lim else 'none'}")
+    return "; ".join(out) or "no worker left"
+
+
+def gather(client, futures, what, sizes=None):
+    """``client.gather(futures)``, where ``futures[k]`` is partitions[k]'s task, that
+    ends with a ``MemoryError`` naming the partition instead of hanging or failing
+    anonymously: when Dask gives up on a task whose workers died (``KilledWorker``: out
+    of memory is the usual cause), or when a worker stays paused for lack of memory
+    longer than :data:`PAUSE_PATIENCE` seconds. ``what`` names the step (messages);
+    ``sizes[k]`` is partitions[k]'s bytes when known."""
+    from distributed import KilledWorker, wait
+    from distributed import TimeoutError as DaskTimeout
+
+    def size(k):
+        return "" if sizes is None else f" (its arrays take {_fmt_bytes(sizes[k])})"
+
+    paused_since = None
+    while True:
+        try:
+            wait(futures, timeout=1.0)
+            break
+        except DaskTimeout:
+            info = client.scheduler_info().get("workers", {})
+            paused = [a for a, w in info.items() if w.get("status") == "paused"]
+            if not paused:
+                paused_since = None
+                continue
+            paused_since = paused_since or time.monotonic()
+            if time.monotonic() - paused_since > PAUSE_PATIENCE:
+                waiting = [k for k, f in enumerate(futures) if not f.done()]
+                k = waiting[0] if waiting else 0
+                raise MemoryError(
+                    f"partitions[{k}]: {what} cannot go on: "
+                    f"{_worker_memory_text(client, paused[0])} and it has paused (no task "
+                    f"runs) for more than {PAUSE_PATIENCE:g} s{size(k)}; give the workers "
+                    f"more memory or split the data into more partitions") from None
+    try:
+        return client.gather(futures)
+    except KilledWorker as e:
+        keys = [f.key for f in futures]
+        k = keys.index(e.task) if e.task in keys else next(
+            (i for i, f in enumerate(futures) if f.status == "error"), 0)
+        raise MemoryError(
+            f"partitions[{k}]: {what}: every worker that ran its task died "
+            f"({e.allowed_failures + 1} attempts; last {e.last_worker.address}); the "
+            f"usual cause is memory: {_worker_memory_text(client)}{size(k)}; give the "
+            f"workers more memory or split the data into more partitions") from e
 
 
 def _client(client):
@@ -43,8 +107,8 @@ def setup(client, partitions, loss, losses):
             raise ValueError(f"partitions[{k}] must be a Dask future or delayed object "
                              f"(the data stays on the workers), got {type(p).__name__}")
         parts.append(p)
-    shapes = client.gather([client.submit(describe, p, k, loss, pure=False)
-                            for k, p in enumerate(parts)])
+    shapes = gather(client, [client.submit(describe, p, k, loss, pure=False)
+                             for k, p in enumerate(parts)], "reading the partition")
     ns = {s[1] for s in shapes}
     if len(ns) != 1:
         raise ValueError(f"partitions must have the same number of columns, got "
@@ -61,7 +125,7 @@ def partial_loss(part, k, w, loss):
 def objective(client, parts, w, sigma, loss, m):
     """F(w) = (1/m) Σ_k Σ_{i in k} ℓ_i + (σ/2)‖w‖², the sums formed on the workers."""
     fs = [client.submit(partial_loss, p, k, w, loss) for k, p in enumerate(parts)]
-    return sum(client.gather(fs)) / m + 0.5 * sigma * float(w @ w)
+    return sum(gather(client, fs, "evaluating F")) / m + 0.5 * sigma * float(w @ w)
 
 
 def local_task(fn, part, k, state, w, args):
@@ -85,16 +149,18 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
     m = sum(s[0] for s in shapes)
     w = w0
     states = init_states
+    t = time.perf_counter()     # checkpoint evaluations (F, the dual) count as eval time
     objs = [objective(client, parts, w, sigma, loss, m)]
     extra = [info_fn(client, states, w)] if info_fn is not None else []
-    its, secs, ev = [0], [0.0], 0.0
+    its, secs, ev = [0], [0.0], time.perf_counter() - t
     solver_s = 0.0
     bytes_w = 0
     for r in range(rounds):
         t = time.perf_counter()
         states = [client.submit(local_task, fn, p, k, s, w, (r,) + args, pure=False)
                   for k, (p, s) in enumerate(zip(parts, states))]
-        dws = client.gather([client.submit(get_dw, s, pure=False) for s in states])
+        dws = gather(client, [client.submit(get_dw, s, pure=False) for s in states],
+                     f"round {r}", [s[3] for s in shapes])
         bytes_w += 2 * len(parts) * w.shape[0] * 8   # w out, dw back, per partition
         w = combine(w, dws)
         solver_s += time.perf_counter() - t
@@ -104,7 +170,9 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
         its.append(its[-1] + steps_per_round)
         secs.append(solver_s)
         if info_fn is not None:
+            t = time.perf_counter()
             extra.append(info_fn(client, states, w))
+            ev += time.perf_counter() - t
         if callback is not None:
             callback(r, client)
     its = np.array(its, dtype=np.int64)
