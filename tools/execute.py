@@ -219,9 +219,17 @@ def main(argv=None) -> int:
     batches = [("local-parallel", [r for r in stale if Path(r.uri) not in timed]),
                ("local-serial", [r for r in stale if Path(r.uri) in timed])]
     bad = []
+    user_blas = os.environ.get("OPENBLAS_NUM_THREADS")
     for kind, recs in batches:
         if not recs:
             continue
+        # one BLAS thread per notebook when they run side by side (one per core): threaded
+        # BLAS would make them wait on each other; the serial batch gets the machine's default
+        if user_blas is None:
+            if kind == "local-parallel":
+                os.environ["OPENBLAS_NUM_THREADS"] = "1"
+            else:
+                os.environ.pop("OPENBLAS_NUM_THREADS", None)
         executor = load_executor(kind, cache=cache)
         result = executor.run_and_cache(filter_pks=[r.pk for r in recs],
                                         timeout=args.timeout, allow_errors=False)
