@@ -199,8 +199,14 @@ def objective_and_gradient(rows, y, code, sigma, p=2.0):
 
     def fg(w):
         f = loss_grad(w)
-        f += sigma_r(w, sigma, p)  # finite whenever sigma r(w) is (r(w) alone may not be)
-        return f, grad + _reg_grad(w, sigma, p)
+        ww = float(np.dot(w, w)) if p == 2.0 else 0.0  # one BLAS pass over w
+        if 2.0 ** -500 < ww < 2.0 ** 500:  # no rounding beyond the relative one
+            f += 0.5 * sigma * ww
+        else:  # finite whenever sigma r(w) is (r(w) alone may not be)
+            f += sigma_r(w, sigma, p)
+        g = _reg_grad(w, sigma, p)
+        g += grad
+        return f, g
 
     return fg, grad
 
@@ -311,11 +317,13 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10,
     _check_scale(pr, w_init)
 
     fg, grad = objective_and_gradient(rows, yf, code, sigma, p)
-    last = {"x": None, "f": None, "g": None, "nfev": 0}
+    last = {"x": None, "f": None, "g": None, "nfev": 0, "first": False}
 
     def fun(w):
-        if last["x"] is not None and np.array_equal(w, last["x"]):
-            return last["f"], last["g"].copy()  # scipy's first call, at w0: no new pass
+        if last["first"]:  # scipy's first call, at w0: the starting evaluation's values
+            last["first"] = False
+            if np.array_equal(w, last["x"]):
+                return last["f"], last["g"].copy()
         f, g = fg(w)
         last.update(x=w.copy(), f=f, g=g, nfev=last["nfev"] + 1)
         return f, g
@@ -336,6 +344,7 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10,
 
     f0, g0 = fun(w_init)
     last["nfev"] = 0  # the starting evaluation is a checkpoint, not solver work
+    last["first"] = True
     record(0, w_init, f0)
     state = {"it": 0, "bound": np.inf, "last": w_init.copy()}
 
@@ -376,7 +385,8 @@ def lbfgs(X, y, *, sigma, loss, p=2.0, tol=1e-10, max_iter=20000, memory=10,
     lost = not np.isfinite(w).all()
     if lost:  # L-BFGS-B's line search left the double range: keep its last finite iterate
         w = state["last"]
-    f, g = fun(w)
+    # L-BFGS-B's last point is, as a rule, its last evaluation: no pass to repeat it
+    f, g = (last["f"], last["g"]) if np.array_equal(w, last["x"]) else fun(w)
     bound, converged, reason = _certify(g, parts(w), sigma, p, f, tol)
     if not certified:
         converged = bool(opt.status == 0 and not lost)

@@ -555,7 +555,7 @@ def main(argv=None):
     rec["full"] = a.record
     rec["load_start"] = os.getloadavg()
     if a.lbfgs:
-        rec["lbfgs_pace"] = lbfgs_pace(reps=max(a.reps, 5))
+        rec["lbfgs_pace"] = lbfgs_pace(m=a.dense_rows, sparse_rows=a.rows, reps=a.reps)
         name = "bench_lbfgs_pace"
     else:
         rec.update(run(a.rows, a.dense_rows, a.reps, a.cap, a.problems, a.sets))
