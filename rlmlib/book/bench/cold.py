@@ -31,7 +31,7 @@ CALLS = {
     "lbfgs": dict(loss="logistic"), "asgd": dict(epochs=2),
     "sgd_momentum": dict(epochs=2, loss="logistic"),
     "catalyst": dict(epochs=2, loss="logistic"), "adagrad": dict(epochs=2),
-    "adam": dict(epochs=2, step=0.01),
+    "adam": dict(epochs=2, step=0.01), "katyusha": dict(epochs=2, loss="logistic"),
 }
 
 _CHILD = """
