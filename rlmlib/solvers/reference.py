@@ -199,7 +199,8 @@ def objective_and_gradient(rows, y, code, sigma, p=2.0):
 
     def fg(w):
         f = loss_grad(w)
-        ww = float(np.dot(w, w)) if p == 2.0 else 0.0  # one BLAS pass over w
+        with np.errstate(over="ignore"):  # inf: the scaled form below
+            ww = float(np.dot(w, w)) if p == 2.0 else 0.0  # one BLAS pass over w
         if 2.0 ** -500 < ww < 2.0 ** 500:  # no rounding beyond the relative one
             f += 0.5 * sigma * ww
         else:  # finite whenever sigma r(w) is (r(w) alone may not be)
