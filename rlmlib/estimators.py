@@ -24,11 +24,13 @@ from .core.checks import _show
 # defaults for required hyperparameters, so RLMClassifier(solver=...) is constructible
 _DEFAULTS = {
     "sgd": {"sigma": 1e-4, "epochs": 5},
-    # an estimator's stopping rule, as scikit-learn's LogisticRegression: at most 100
-    # iterations, a relative gap 1e-4 certified before (rlmlib.lbfgs's own defaults, 1e-10
-    # and 20,000 iterations, certify a reference; they took 7-9 times as long on a dense
-    # ill-conditioned set, DESIGN.md "lbfgs at scikit-learn's pace")
-    "lbfgs": {"sigma": 1e-4, "loss": "logistic", "tol": 1e-4, "max_iter": 100},
+    # an estimator's stopping rule, scikit-learn's LogisticRegression's: L-BFGS-B's own test
+    # max|grad F| <= 1e-4 (or a relative decrease below 64 eps), at most 100 iterations.
+    # The certificate stays one argument away: stop="certified" with tol the relative gap
+    # (rlmlib.lbfgs's own default, tol 1e-10 and 20,000 iterations, a reference; DESIGN.md
+    # "lbfgs at scikit-learn's pace")
+    "lbfgs": {"sigma": 1e-4, "loss": "logistic", "stop": "gradient", "tol": 1e-4,
+              "max_iter": 100},
 }
 _RESERVED = {"X", "y", "X_test", "y_test", "progress", "n_checkpoints"}
 
@@ -104,7 +106,13 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         'lbfgs', ...); anything else raises a ValueError listing them.
     **params
         The solver's keyword arguments (``sigma``, ``epochs``, ``loss``, ``p``, ...), stored
-        as attributes so that ``get_params``, ``set_params`` and ``clone`` work.
+        as attributes so that ``get_params``, ``set_params`` and ``clone`` work. Defaults
+        for solvers that have no default of their own: 'sgd' σ = 1e-4, 5 epochs; 'lbfgs'
+        σ = 1e-4, logistic loss and an estimator's stop, scikit-learn's
+        ``LogisticRegression``'s (``stop="gradient"``: max|∂F/∂w_j| <= ``tol`` = 1e-4, at
+        most ``max_iter`` = 100 iterations); a certified relative gap instead with
+        ``RLMClassifier(solver="lbfgs", stop="certified", tol=1e-10, max_iter=20000)``
+        (``rlmlib.lbfgs``'s defaults).
 
     Attributes
     ----------

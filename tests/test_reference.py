@@ -103,3 +103,111 @@ def test_rejects_nonsmooth_and_bad_input(binary):
         lbfgs(X, y, sigma=1.0, loss="logistic", p=3)
     with pytest.raises(ValueError, match="w0 must be a finite 1-D array of length"):
         lbfgs(X, y, sigma=1.0, loss="logistic", w0=np.ones(3))
+
+
+def _problem(X, y, sigma, loss, p=2.0):
+    from rlmlib.core.problem import Problem
+    from rlmlib.solvers.reference import objective_and_gradient
+
+    pr = Problem("lbfgs", X, y, sigma=sigma, loss=loss, p=p, compact_dense=True)
+    return pr, objective_and_gradient(pr.rows, pr.y, pr.code, sigma, p)[0]
+
+
+@pytest.mark.parametrize("loss,p", [("logistic", 2.0), ("squared_hinge", 2.0),
+                                    ("logistic", 1.5), ("exponential", 2.0)])
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_objective_and_gradient_match_the_objective_and_finite_differences(binary_sparse,
+                                                                          loss, p, form):
+    """The callable lbfgs hands to scipy: its value is rlmlib.objective, and its gradient
+    matches central differences of that value (step 1e-6 on each coordinate) to the
+    differences' own error (O(h^2) curvature plus rounding of F / h)."""
+    X, Xs, y = binary_sparse
+    sigma = 1e-2
+    A = X if form == "dense" else Xs
+    pr, fg = _problem(A, y, sigma, loss, p)
+    w = np.random.default_rng(3).standard_normal(X.shape[1]) * 0.3
+    f, g = fg(w)
+    assert f == pytest.approx(rlmlib.objective(X, y, w, sigma=sigma, loss=loss, p=p),
+                              rel=1e-13)
+    h = 1e-6
+    fd = np.empty_like(w)
+    for j in range(len(w)):
+        e = np.zeros_like(w)
+        e[j] = h
+        fd[j] = (rlmlib.objective(X, y, w + e, sigma=sigma, loss=loss, p=p)
+                 - rlmlib.objective(X, y, w - e, sigma=sigma, loss=loss, p=p)) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=0, atol=1e-7 * max(1.0, abs(f)))
+    # a second call at another point does not keep anything of the first
+    f2, g2 = fg(-w)
+    assert f2 != f and not np.array_equal(g2, g)
+    assert fg(w)[0] == f and np.array_equal(fg(w)[1], g)
+
+
+@pytest.mark.parametrize("form", ["dense", "csr"])
+def test_objective_and_gradient_equal_scikit_learns_loss(binary_sparse, form):
+    """The same value and gradient as the callable scikit-learn's LogisticRegression hands
+    to scipy (LinearModelLoss.loss_gradient, mean loss + l2_reg_strength/2 ||w||^2 with
+    l2_reg_strength = 1 / (C m) = sigma), to rounding."""
+    from sklearn._loss.loss import HalfBinomialLoss
+    from sklearn.linear_model._linear_loss import LinearModelLoss
+
+    X, Xs, y = binary_sparse
+    sigma = 1e-3
+    A = X if form == "dense" else Xs
+    _, fg = _problem(A, y, sigma, "logistic")
+    theirs = LinearModelLoss(base_loss=HalfBinomialLoss(), fit_intercept=False)
+    y01 = (y == np.unique(y)[1]).astype(np.float64)
+    for seed in range(3):
+        w = np.random.default_rng(seed).standard_normal(X.shape[1])
+        f, g = fg(w)
+        f_sk, g_sk = theirs.loss_gradient(w, A, y01, None, sigma, 1)
+        assert f == pytest.approx(f_sk, rel=1e-12)
+        np.testing.assert_allclose(g, g_sk, rtol=1e-10, atol=1e-14)
+
+
+def test_gradient_stop_is_scikit_learns_and_certified_stop_is_kept(breast_cancer_std):
+    """stop='gradient' is L-BFGS-B's own test with scikit-learn's LogisticRegression
+    settings: on the same objective both take the same iterations and end at the same w
+    (to the rounding that the two loss implementations differ by), with max|grad F| <= tol
+    computed independently; stop='certified' still certifies its tol."""
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = breast_cancer_std
+    m, sigma = len(y), 1e-3
+    est = lbfgs(X, y, sigma=sigma, loss="logistic", stop="gradient", tol=1e-4, max_iter=100)
+    ypm = np.where(y == est.classes[1], 1.0, -1.0)
+    assert est.info["converged"] and est.params["stop"] == "gradient"
+    assert np.abs(logistic_grad(X, ypm, est.w, sigma)).max() <= 1e-4
+    sk = LogisticRegression(C=1 / (sigma * m), fit_intercept=False).fit(X, y)
+    assert abs(est.info["n_iter"] - int(sk.n_iter_[0])) <= 1
+    np.testing.assert_allclose(est.w, sk.coef_.ravel(), rtol=1e-4,
+                               atol=1e-4 * np.abs(est.w).max())
+    ref = lbfgs(X, y, sigma=sigma, loss="logistic")
+    assert ref.params["stop"] == "certified" and ref.info["converged"]
+    assert ref.info["n_iter"] > est.info["n_iter"]
+    F = lambda w: rlmlib.objective(X, y, w, sigma=sigma, loss="logistic")
+    assert 0 <= F(est.w) - F(ref.w) <= est.info["gap_bound"]
+    with pytest.raises(ValueError, match=r"stop must be one of 'certified', 'gradient'; "
+                                         r"got 'fast'"):
+        lbfgs(X, y, sigma=sigma, loss="logistic", stop="fast")
+
+
+def test_one_pass_per_evaluation_and_none_wasted(binary):
+    """scipy's first evaluation at w0 reuses the starting checkpoint's: the run makes as
+    many passes as scipy's own count of evaluations (the starting one, which the trace
+    does not count as solver work, plus n_evaluations), not one more."""
+    from scipy.optimize import minimize
+
+    X, y = binary
+    res = lbfgs(X, y, sigma=1e-2, loss="logistic", tol=1e-8)
+    pr, fg = _problem(X, y, 1e-2, "logistic")
+    calls = []
+
+    def counted(w):
+        calls.append(1)
+        return fg(w)
+
+    minimize(counted, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+             options={"maxiter": res.info["n_iter"], "ftol": 0.0, "gtol": 0.0})
+    assert res.info["n_evaluations"] + 1 == len(calls)
+    assert res.trace.epoch[-1] == res.info["n_evaluations"]

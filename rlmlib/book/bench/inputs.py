@@ -70,6 +70,24 @@ def _calls(m):
     }
 
 
+def row_normalized(X0):
+    """Rows scaled to unit norm as users do it, ``diags(1 / norms) @ X``: scipy leaves each
+    row's column indices unsorted (reversed), a form the canonical generators never build.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> U = row_normalized(sp.csr_matrix(np.array([[3.0, 4.0], [0.0, 2.0]])))
+    >>> np.round(U.toarray(), 12).tolist()
+    [[0.6, 0.8], [0.0, 1.0]]
+    """
+    import scipy.sparse as sp
+
+    norms = np.sqrt(np.asarray(X0.multiply(X0).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sp.diags(1.0 / norms) @ X0  # what scipy leaves: each row's columns reversed
+
+
 def sparse_forms(m, seed=0, tmp=None):
     """{form: (X, y)}: the row-normalized RCV1-like set in the sparse forms (same matrix)."""
     import scipy.sparse as sp
@@ -77,10 +95,8 @@ def sparse_forms(m, seed=0, tmp=None):
     from rlmlib.datasets import synthetic
 
     d = synthetic.rcv1_like(m=m, n=47_236, seed=seed)
-    X0, y = d.X, d.y
-    norms = np.sqrt(np.asarray(X0.multiply(X0).sum(axis=1)).ravel())
-    norms[norms == 0] = 1.0
-    U = sp.diags(1.0 / norms) @ X0  # what scipy leaves: each row's columns reversed
+    y = d.y
+    U = row_normalized(d.X)
     X = U.copy()
     X.sort_indices()
     dup = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2),

@@ -109,13 +109,64 @@ def report(out):
               f"  {label:<44} whole call {whole:5.2f} SpMV")
 
 
+def measure_dense(m=50_000, n=300, reps=9, clock=time.perf_counter):
+    """The validation pass on dense ALPHA-like rows, C- and Fortran-ordered, in multiples of
+    one product ``X @ w`` (BLAS on one thread) of the same array, timed alternately with it:
+    {form: {'compact': ratio, 'tiled': ratio}}. 'compact' is ``check_X_y(X, y,
+    compact_dense=True)`` (lbfgs, the l1 methods, sgd: the pass alone); 'tiled' adds the
+    column indices repeated per row that the kernels reading dense rows as CSR need (sag,
+    svrg, saga, pegasos, pgs, ...): a layout, written once, not a check. A Fortran-ordered
+    array is copied to C order first (rows must be contiguous; scikit-learn's linear models
+    ask ``validate_data(..., order="C")`` and copy it too)."""
+    from threadpoolctl import threadpool_limits
+
+    from rlmlib.core.rows import check_X_y
+    from rlmlib.datasets import synthetic
+
+    d = synthetic.alpha_like(m=m, n=n, seed=0)
+    C = np.ascontiguousarray(d.X)
+    forms = {"dense C-ordered": C, "dense Fortran-ordered": np.asfortranarray(C)}
+    w = np.random.default_rng(0).standard_normal(n)
+    out = {"m": m, "n": n, "reps": reps}
+    with threadpool_limits(1):
+        for name, X in forms.items():
+            calls = {"compact": lambda: check_X_y(X, d.y, compact_dense=True),
+                     "tiled": lambda: check_X_y(X, d.y)}
+            X @ w
+            for f in calls.values():
+                f()
+            r = {k: [] for k in calls}
+            for _ in range(reps):
+                for k, f in calls.items():
+                    t = clock()
+                    X @ w
+                    s1 = clock() - t
+                    t = clock()
+                    f()
+                    c = clock() - t
+                    t = clock()
+                    X @ w
+                    s2 = clock() - t
+                    r[k].append(2 * c / (s1 + s2))
+            out[name] = {k: float(np.median(v)) for k, v in r.items()}
+            print(f"{name:22s} {m:,} x {n}: check_X_y {out[name]['compact']:.2f} SpMV "
+                  f"(compact), {out[name]['tiled']:.2f} with the tiled indices; median of "
+                  f"{reps}", flush=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--reps", type=int, default=9)
+    ap.add_argument("--dense", action="store_true",
+                    help="dense ALPHA-like rows (C and Fortran order) instead")
     a = ap.parse_args()
     from rlmlib.datasets import synthetic
 
+    if a.dense:
+        measure_dense(min(a.rows, 50_000), reps=a.reps)
+        return
     d = synthetic.rcv1_like(m=a.rows, n=47_236, seed=0)
     report(measure(d.X, d.y, a.reps))
     report(measure(d.X, d.y, a.reps, clock=time.process_time))
