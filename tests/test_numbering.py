@@ -13,6 +13,7 @@ paper's numbers appear only as "the paper's Fig. 3".  The numbers are derived fr
 sources (:func:`numbered`) and must be the same in the student edition (tools/student.py
 removes solutions: a figure inside one would shift every later number of its page);
 tests/html/test_book_html.py compares them with the built book's."""
+import ast
 import re
 import sys
 
@@ -36,8 +37,6 @@ HEADING = re.compile(r"^#+ (?:Fig\.|Figs\.|Figure|Table) [0-9IVX]+", re.M)
 DIRECTIVE = re.compile(r"^[ \t]*(?P<fence>:{3,}|`{3,})\{(?P<kind>figure|table|list-table|"
                        r"glue:figure)\}(?P<arg>[^\n]*)\n(?P<opts>(?:[ \t]*:[\w-]+:[^\n]*\n)*)",
                        re.M)
-SHOW_TABLE = re.compile(r"captions\.table\((?P<args>.*?)\)\)", re.S)
-NAME_ARG = re.compile(r"""\bname\s*=\s*(?P<q>["'])(?P<name>[^"']*)(?P=q)""")
 NUMREF = re.compile(r"\{numref\}`(?:[^`<]*<)?(?P<name>[\w-]+)>?`")
 LABEL = re.compile(r"^(fig|tbl)-[a-z0-9]+(?:-[a-z0-9]+)*$")
 KIND = {"fig": "Figure", "tbl": "Table"}
@@ -61,6 +60,24 @@ CHAPTERS = chapter_numbers()
 PAGES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "chapters").rglob("*.md"))
 
 
+def computed_tables(source):
+    """[("Table", label, caption)] of the ``captions.table(...)`` calls of a cell's code,
+    in source order (a literal ``name=``; the caption's text is not needed)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    calls = sorted((n.lineno, n.col_offset, n) for n in ast.walk(tree)
+                   if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("captions.table"))
+    out = []
+    for *_, call in calls:
+        kw = {k.arg: k.value for k in call.keywords}
+        name = kw.get("name")
+        name = name.value if isinstance(name, ast.Constant) else None
+        out.append(("Table", name, "caption" if "caption" in kw else ""))
+    return out
+
+
 def captioned(text):
     """The figures and tables of a page in document order: [(kind, label, caption)], kind
     "Figure" or "Table" (what Sphinx numbers), and the problems of their markup."""
@@ -68,16 +85,13 @@ def captioned(text):
     for cell in jupytext.reads(text, fmt="md:myst").cells:
         if cell.cell_type == "code":
             fig = (cell.metadata.get("mystnb") or {}).get("figure")
-            found = []
-            for m in SHOW_TABLE.finditer(cell.source):
-                n = NAME_ARG.search(m.group("args"))
-                has_caption = re.search(r"\bcaption\s*=", m.group("args"))
-                found.append((m.start(), "Table", n.group("name") if n else None,
-                              "caption" if has_caption else ""))
-            found.sort()
-            items += [f[1:] for f in found]
+            items += computed_tables(cell.source)
             if fig is not None:
                 items.append(("Figure", fig.get("name"), str(fig.get("caption") or "")))
+                gone = {"remove-cell", "remove-output"} & set(cell.metadata.get("tags", []))
+                if gone:
+                    bad.append(f"figure {fig.get('name')} on a cell tagged {sorted(gone)}: "
+                               "its output is not in the book, Sphinx numbers nothing")
         elif cell.cell_type == "markdown":
             for m in DIRECTIVE.finditer(cell.source):
                 opts = dict(re.findall(r":([\w-]+):[ \t]*([^\n]*)", m.group("opts")))
@@ -163,6 +177,8 @@ def test_planted_defects_are_found():
         "unlabelled table": ":::{table} Data.\n| a |\n|---|\n| 1 |\n:::\n",
         "table labelled fig": ":::{table} Data.\n:name: fig-data\n| a |\n|---|\n:::\n",
         "uncaptioned table": ":::{table}\n:name: tbl-data\n| a |\n|---|\n:::\n",
+        "figure on a removed cell": PLANTED_FIGURE.replace(
+            "---\nplt", "tags: [remove-cell]\n---\nplt"),
         "computed table without label": ('```{code-cell} ipython3\ndisplay(captions.table('
                                          'md, caption="x"))\n```\n'),
     }
