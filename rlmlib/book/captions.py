@@ -4,7 +4,7 @@ Every figure and table of the book is numbered by Sphinx (``numfig``), never by 
 figure drawn by a code cell carries its caption and label in the cell's metadata
 (``mystnb: figure: {caption, name: fig-...}``), a table typed in Markdown sits in MyST's
 ``{table}`` directive (``:name: tbl-...``), and a table computed by a code cell is shown by
-:func:`table`, which writes the same ``{table}`` directive around the computed Markdown
+``table``, which writes the same ``{table}`` directive around the computed Markdown
 (the book renders a cell's Markdown output as MyST).  The text cites them with
 ``{numref}`` (tests/test_numbering.py keeps it so).
 """
@@ -59,7 +59,7 @@ def table_source(markdown: str, *, name: str, caption: str) -> str:
 
 
 def table(markdown: str, *, name: str, caption: str):
-    """A numbered table for a page to ``display``: see :func:`table_source`."""
+    """A numbered table for a page to ``display``: see ``table_source``."""
     from IPython.display import Markdown
 
     return Markdown(table_source(markdown, name=name, caption=caption))
