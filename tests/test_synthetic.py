@@ -215,6 +215,24 @@ def test_alpha_like_is_ill_conditioned_as_reported():
     assert abs(np.mean(clean != ds.y) - ds.noise) < 5 * math.sqrt(0.09 / len(ds.y))
 
 
+def test_delta_like_has_unequal_scales_and_a_condition_number_in_the_thousands():
+    """The DELTA stand-in of the SGD-QN experiments: between the equal-scale set (condition
+    number about `spectrum`) and ALPHA-like (about 1e5), as its docstring reports."""
+    conds = [S.delta_like(200, 500, seed=s).cond for s in (0, 1, 2)]
+    assert all(1e3 < c < 1e4 for c in conds), conds
+    ds = S.delta_like(40_000, 100, seed=0)
+    ev = np.linalg.eigvalsh(ds.cov)
+    assert ds.cond == pytest.approx(ev[-1] / ev[0], rel=1e-10)
+    sd = np.sqrt(np.diag(ds.cov))
+    assert sd.max() / sd.min() > 5                       # unequal feature scales
+    equal = S.alpha_like(200, 100, spectrum=10.0, scale_range=1.0, seed=0)
+    assert equal.cond < 11 < 100 < ds.cond                # the old set: about 10
+    clean = np.where(ds.X @ ds.w_hidden >= 0, 1.0, -1.0)
+    assert abs(np.mean(clean != ds.y) - 0.2) < 5 * math.sqrt(0.16 / len(ds.y))
+    with pytest.raises(ValueError, match="scale_range"):
+        S.delta_like(10, 5, scale_range=0.5)
+
+
 # ----------------------------------------------------------------------------- (d) lasso
 @pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
 def test_correlated_lasso_correlation_and_snr(rho):

@@ -1,89 +1,39 @@
-"""Renumber the hand-written figure and table captions after the table of contents changed.
+"""The book's figure and table numbers, as Sphinx will give them (nothing to rewrite).
 
-    python tools/renumber.py            # rewrite chapters/**/*.md in place
-    python tools/renumber.py --check    # exit 1 (listing them) if a number is out of date
+    python tools/renumber.py            # list every label with its number, page by page
+    python tools/renumber.py --check    # exit 1 (listing them) on a typed caption or number
 
-A caption reads "**Figure 8.2.**" or "**Table 12.1.**": the chapter number _toc.yml gives the
-page (numbered parts counted through the book, as Jupyter Book does) and the caption's rank
-on its page. When a part is inserted or moved, every caption gets its page's new number and
-every "Figure C.k" / "Table C.k" in the text of any page follows its caption (the old numbers
-are unique, so the old-to-new map is well defined). tests/test_numbering.py checks the result.
+Figures and tables are numbered by Sphinx (numfig) and cited with {numref}: a figure drawn
+by a code cell has `mystnb: figure: {caption, name: fig-...}` in the cell's metadata, a
+Markdown table sits in `:::{table} caption` with `:name: tbl-...`, a computed table is shown
+by `rlmlib.book.captions.table(markdown, name="tbl-...", caption=...)`.  So a change of
+_toc.yml or an inserted figure renumbers everything by itself; this tool shows the result
+and runs the checks of tests/test_numbering.py (which also compares the student edition).
 """
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
-CAPTION = re.compile(r"^\*\*(Figure|Table) (\d+)\.(\d+)\.\*\*", re.M)
-REFERENCE = re.compile(r"\b(Figure|Table) (\d+)\.(\d+)\b")
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
+
+from test_numbering import CHAPTERS, PAGES, numbered, problems  # noqa: E402
 
 
-def chapter_numbers(root: Path = ROOT) -> dict[str, int]:
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf8"))
-    out, k = {}, 0
-    for part in toc.get("parts", []):
-        if part.get("numbered"):
-            for chapter in part.get("chapters", []):
-                k += 1
-                out[chapter["file"] + ".md"] = k
-    return out
-
-
-def renumber(root: Path = ROOT, write: bool = True) -> list[str]:
-    """The pages whose numbers changed (rewritten when ``write``).
-
-    A page's references to its own captions follow them; a reference to another page's
-    caption follows it when its old number names one caption in the book. Two pages may
-    carry the same old number after parts were inserted on two branches: each page then
-    keeps the meaning of its own, and a reference from a third page to such a number is an
-    error."""
-    numbers = chapter_numbers(root)
-    local, everywhere = {}, {}
-    for page, chapter in numbers.items():
-        seen = {"Figure": 0, "Table": 0}
-        own = local.setdefault(page, {})
-        for m in CAPTION.finditer((root / page).read_text(encoding="utf8")):
-            kind = m.group(1)
-            seen[kind] += 1
-            old = (kind, m.group(2), m.group(3))
-            if old in own:
-                raise SystemExit(f"{page}: {kind} {old[1]}.{old[2]} is captioned twice")
-            own[old] = (chapter, seen[kind])
-            everywhere.setdefault(old, set()).add((chapter, seen[kind]))
-
-    changed = []
-    for path in sorted((root / "chapters").rglob("*.md")):
-        own = local.get(str(path.relative_to(root)), {})
-
-        def new(m):
-            key = (m.group(1), m.group(2), m.group(3))
-            if key in own:
-                c, k = own[key]
-            elif len(everywhere.get(key, ())) == 1:
-                c, k = next(iter(everywhere[key]))
-            elif key in everywhere:
-                raise SystemExit(f"{path.relative_to(root)}: {m.group(0)} names captions "
-                                 "of several pages")
-            else:
-                return m.group(0)
-            return f"{m.group(1)} {c}.{k}"
-
-        text = path.read_text(encoding="utf8")
-        out = REFERENCE.sub(new, text)
-        if out != text:
-            changed.append(str(path.relative_to(root)))
-            if write:
-                path.write_text(out, encoding="utf8")
-    return changed
+def main(argv: list[str]) -> int:
+    check, bad = "--check" in argv, 0
+    for page in PAGES:
+        text = (ROOT / page).read_text(encoding="utf8")
+        found = problems(text)
+        bad += len(found)
+        for p in found:
+            print(f"{page}: {p}")
+        if not check and page in CHAPTERS:
+            for label, number in numbered(text, CHAPTERS[page]).items():
+                print(f"{number:12s} {label:36s} {page}")
+    return 1 if (check and bad) else 0
 
 
 if __name__ == "__main__":
-    check = "--check" in sys.argv[1:]
-    pages = renumber(write=not check)
-    for p in pages:
-        print(("out of date: " if check else "renumbered: ") + p)
-    sys.exit(1 if (check and pages) else 0)
+    sys.exit(main(sys.argv[1:]))

@@ -2,10 +2,10 @@
 files) and the synthetic generators that follow the papers (``synthetic``)."""
 from .shipped import (DATASETS, Dataset, load_dataset, load_svmlight, load_svmlight_files,
                       sha256_file)
-from .synthetic import (alpha_like, correlated_lasso, eigen_decay, pgs_toy, pgs_toy_optimum,
-                        rcv1_like)
+from .synthetic import (alpha_like, correlated_lasso, delta_like, eigen_decay, pgs_toy,
+                        pgs_toy_optimum, rcv1_like)
 
 __all__ = ["DATASETS", "Dataset", "load_dataset", "load_svmlight", "load_svmlight_files",
            "sha256_file",
-           "alpha_like", "correlated_lasso", "eigen_decay", "pgs_toy", "pgs_toy_optimum",
+           "alpha_like", "correlated_lasso", "delta_like", "eigen_decay", "pgs_toy", "pgs_toy_optimum",
            "rcv1_like"]

@@ -330,3 +330,29 @@ def test_markdown_tables_in_outputs_are_tables(page):
     text = (HTML / page).read_text(encoding="utf8")
     assert "|—|" not in text and "<p>| " not in text, (
         f"{page}: a Markdown table printed as text (a paragraph starting with '| ')")
+
+
+def test_figure_and_table_numbers_are_the_sources():
+    """Every figure and table of every numbered page is in the built HTML under the number
+    tests/test_numbering.py derives from the sources (numbering drift: a caption that did
+    not render as a numbered figure or table, a computed {table} that did not parse, a
+    chapter numbered otherwise than _toc.yml says), and nothing else is numbered."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from test_numbering import CHAPTERS, ROOT, numbered
+
+    wrong = []
+    for page, chapter in CHAPTERS.items():
+        html = HTML / page.replace(".md", ".html")
+        if not html.is_file():
+            continue
+        text = html.read_text(encoding="utf8")
+        built = dict(re.findall(r'id="((?:fig|tbl)-[\w-]+)".*?class="caption-number">'
+                                r"((?:Figure|Table) \d+\.\d+)", text, re.S))
+        count = len(re.findall(r'class="caption-number">(?:Figure|Table) ', text))
+        want = numbered((ROOT / page).read_text(encoding="utf8"), chapter)
+        if built != want or count != len(want):
+            wrong.append(f"{page}: built {built} ({count} numbered), sources {want}")
+    assert not wrong, wrong

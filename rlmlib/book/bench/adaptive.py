@@ -174,9 +174,9 @@ def run(rows=10_000, n=20_000, nnz=76, dense_rows=2_000, dense_n=100, reps=3,
 
 
 def table(rec):
-    """The recorded run as text: one line per set and method, each form's CPU seconds,
-    then rlmlib's time over each torch form's, then each form's F − F* (lines of at most
-    88 characters).
+    """The recorded run as a Markdown table (for :func:`rlmlib.book.captions.table`): one
+    row per set and method, rlmlib's CPU seconds and PyTorch's ("row": one row per step,
+    "batch": mini-batches), rlmlib's time over each PyTorch loop's, and each one's F − F*.
 
     Parameters
     ----------
@@ -194,33 +194,26 @@ def table(rec):
     ...      "torch, one row": {"seconds": 4.0, "objective": 0.32},
     ...      "torch, mini-batch 64": {"seconds": 0.5, "objective": 0.40}}
     >>> rec = {"sets": {"sparse": {"F_star": 0.3, "results": {"Adam": r}}}}
-    >>> print(table(rec))
-                         CPU seconds           rlmlib / torch        F - F*
-    set    method     rlmlib   row  batch        row  batch    rlmlib     row   batch
-    sparse Adam         0.02  4.00   0.50      0.005  0.040   1.0e-02 2.0e-02 1.0e-01
+    >>> print(table(rec).splitlines()[2])
+    | sparse | Adam | 0.02 | 4.00 | 0.50 | 0.005 | 0.040 | 1.0e-02 | 2.0e-02 | 1.0e-01 |
     """
-    lines = [f"{'':21s}{'CPU seconds':22s}{'rlmlib / torch':22s}{'F - F*':>6s}",
-             f"{'set':7s}{'method':9s}{'rlmlib':>8s}{'row':>6s}{'batch':>7s}"
-             f"{'row':>11s}{'batch':>7s}{'rlmlib':>10s}{'row':>8s}{'batch':>8s}"]
+    from rlmlib.book.captions import markdown_table
+
+    header = ["set", "method", "s rlmlib", "s row", "s batch", "rlmlib / row",
+              "rlmlib / batch", "F - F* rlmlib", "F - F* row", "F - F* batch"]
+    rows = []
     for name, s in rec["sets"].items():
         for meth, r in s["results"].items():
             lib = r["rlmlib"]
             row = r.get("torch, one row")
             bat = next(v for k, v in r.items() if k.startswith("torch, mini-batch"))
-
-            def sec(x, w):
-                return f"{x['seconds']:{w}.2f}" if x else f"{'-':>{w}s}"
-
-            def ratio(x, w):
-                return f"{lib['seconds'] / x['seconds']:{w}.3f}" if x else f"{'-':>{w}s}"
-
-            def gap(x, w):
-                return f"{x['objective'] - s['F_star']:{w}.1e}" if x else f"{'-':>{w}s}"
-
-            lines.append(f"{name:7s}{meth:9s}{sec(lib, 8)}{sec(row, 6)}{sec(bat, 7)}"
-                         f"{ratio(row, 11)}{ratio(bat, 7)}{gap(lib, 10)}{gap(row, 8)}"
-                         f"{gap(bat, 8)}")
-    return "\n".join(lines)
+            rows.append([name, meth]
+                        + [f"{x['seconds']:.2f}" if x else "-" for x in (lib, row, bat)]
+                        + [f"{lib['seconds'] / x['seconds']:.3f}" if x else "-"
+                           for x in (row, bat)]
+                        + [f"{x['objective'] - s['F_star']:.1e}" if x else "-"
+                           for x in (lib, row, bat)])
+    return markdown_table(header, rows, align="ll" + "r" * 8)
 
 
 def main(argv=None):
