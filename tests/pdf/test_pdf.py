@@ -40,6 +40,9 @@ def _pdf(edition: str) -> Path:
 def text(edition: str) -> str:
     out = subprocess.run(["pdftotext", "-enc", "UTF-8", str(_pdf(edition)), "-"],
                          check=True, capture_output=True, text=True).stdout
+    # LaTeX sets ' and ` as typographic quotes: compare with the sources' plain ones
+    out = out.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"',
+                                       "\u201d": '"'}))
     return re.sub(r"\s+", " ", out)
 
 
