@@ -1,4 +1,5 @@
 """Plain SGD and the solver contract (issue 3, items 4 and 6)."""
+import os
 import warnings
 
 import numpy as np
@@ -187,11 +188,22 @@ def test_checkpoint_evaluation_not_timed(monkeypatch):
     assert list(tr.epoch) == [0, 2, 4, 6, 8, 10]
 
 
-def test_progress_bar_writes_to_stdout(binary, capsys):
-    X, y = binary
-    rlmlib.sgd(X, y, sigma=0.1, epochs=2, progress=True)
-    out = capsys.readouterr()
-    assert out.err == "" and "sgd" in out.out
+def test_progress_bar_writes_to_stdout():
+    """Outside a notebook the bar goes to stdout, nothing to stderr.  In a fresh process:
+    tqdm.auto picks its notebook widget for good once any test of the same process has
+    started an IPython shell (as the explorables' tests do)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np, rlmlib\n"
+            "rng = np.random.default_rng(0)\n"
+            "X = rng.standard_normal((50, 4)); y = np.where(X[:, 0] > 0, 1.0, -1.0)\n"
+            "rlmlib.sgd(X, y, sigma=0.1, epochs=2, progress=True)\n")
+    env = {k: v for k, v in os.environ.items() if k != "TQDM_DISABLE"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == "" and "sgd" in out.stdout
 
 
 @pytest.mark.parametrize("kw,exc,msg", [

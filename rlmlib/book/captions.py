@@ -16,9 +16,34 @@ _NAME = re.compile(r"^tbl-[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def markdown_table(header, rows, align=None) -> str:
-    """A Markdown pipe table: ``header`` (cells) and ``rows`` (lists of cells, any type:
-    ``str()`` of each is written).  ``align`` is one of ``"l"``, ``"r"``, ``"c"`` per
-    column (default: left for the first column, right for the others)."""
+    """A Markdown pipe table.
+
+    Parameters
+    ----------
+    header : sequence
+        The column titles.
+    rows : sequence of sequences
+        One list of cells per row, any type (``str()`` of each is written).
+    align : str, optional
+        One of ``"l"``, ``"r"``, ``"c"`` per column (default: left for the first column,
+        right for the others).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        A row whose length is not the header's, or a bad ``align``.
+
+    Examples
+    --------
+    >>> print(markdown_table(["a", "b"], [[1, 2.5]]))
+    | a | b |
+    | :-- | --: |
+    | 1 | 2.5 |
+    """
     header = [str(h) for h in header]
     rows = [[str(c) for c in row] for row in rows]
     for i, row in enumerate(rows):
@@ -40,9 +65,34 @@ def markdown_table(header, rows, align=None) -> str:
 
 
 def table_source(markdown: str, *, name: str, caption: str) -> str:
-    """The MyST source of a numbered table: ``markdown`` (a pipe table) inside a
-    ``{table}`` directive with ``caption`` (one paragraph of Markdown; line breaks are
-    spaces) and the label ``name`` (``tbl-...``, cited with ``{numref}``)."""
+    """The MyST source of a numbered table.
+
+    Parameters
+    ----------
+    markdown : str
+        A Markdown pipe table (:func:`markdown_table`).
+    name : str
+        Its label, ``tbl-`` and lower-case words joined by ``-`` (cited with
+        ``{numref}``).
+    caption : str
+        One paragraph of Markdown (line breaks become spaces).
+
+    Returns
+    -------
+    str
+        ``markdown`` inside a ``{table}`` directive with the caption and the label.
+
+    Raises
+    ------
+    ValueError
+        A bad label, an empty caption, or ``markdown`` that is not a pipe table.
+
+    Examples
+    --------
+    >>> src = table_source(markdown_table(["a"], [[1]]), name="tbl-x", caption="One cell.")
+    >>> src.splitlines()[:2]
+    ['::::{table} One cell.', ':name: tbl-x']
+    """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(f"table: name={name!r}: expected a label 'tbl-' followed by "
                          "lower-case words joined by '-'")
@@ -59,7 +109,24 @@ def table_source(markdown: str, *, name: str, caption: str) -> str:
 
 
 def table(markdown: str, *, name: str, caption: str):
-    """A numbered table for a page to ``display``: see ``table_source``."""
+    """A numbered table for a page to ``display``.
+
+    Parameters
+    ----------
+    markdown, name, caption
+        As for :func:`table_source`.
+
+    Returns
+    -------
+    IPython.display.Markdown
+        The MyST source of :func:`table_source`, which the book renders as MyST.
+
+    Examples
+    --------
+    >>> t = table(markdown_table(["a"], [[1]]), name="tbl-x", caption="One cell.")
+    >>> t.data.startswith("::::{table} One cell.")
+    True
+    """
     from IPython.display import Markdown
 
     return Markdown(table_source(markdown, name=name, caption=caption))
