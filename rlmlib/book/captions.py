@@ -70,7 +70,7 @@ def table_source(markdown: str, *, name: str, caption: str) -> str:
     Parameters
     ----------
     markdown : str
-        A Markdown pipe table (:func:`markdown_table`).
+        A Markdown pipe table (``markdown_table``).
     name : str
         Its label, ``tbl-`` and lower-case words joined by ``-`` (cited with
         ``{numref}``).
@@ -114,12 +114,12 @@ def table(markdown: str, *, name: str, caption: str):
     Parameters
     ----------
     markdown, name, caption
-        As for :func:`table_source`.
+        As for ``table_source``.
 
     Returns
     -------
     IPython.display.Markdown
-        The MyST source of :func:`table_source`, which the book renders as MyST.
+        The MyST source of ``table_source``, which the book renders as MyST.
 
     Examples
     --------
