@@ -141,7 +141,7 @@ a11y: $(STAMP)
 # installed in the background while the unit suite runs on both cores; every chapter is
 # executed (the pages that time code too: their claims rest on the recorded timings); then
 # the two HTML editions are built side by side; then the HTML tests, the accessibility check
-# and the two PDF editions run two at a time.  About 14 minutes cold on two cores.
+# and the two PDF editions run two at a time.  About 13 minutes cold on two cores.
 test: $(STAMP) $(ISTAMP)
 	@mkdir -p _build
 	$(SYSPKG) chromium tex axe --background _build/system-packages.log
