@@ -12,6 +12,7 @@ machine and its load).
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -50,8 +51,22 @@ def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, i
         kc.wait_for_ready(timeout=120)
         for k, src in enumerate(cells(md)):
             msg_id = kc.execute(src)
+            replied, waited = False, 0.0
             while True:
-                msg = kc.get_iopub_msg(timeout=timeout)
+                try:
+                    msg = kc.get_iopub_msg(timeout=5)
+                except queue.Empty:
+                    # an iopub message can be lost while the channel connects (ZMQ's slow
+                    # joiner): the cell has ended once its shell reply is there
+                    waited += 5
+                    while not replied and kc.shell_channel.msg_ready():
+                        replied = (kc.get_shell_msg()["parent_header"].get("msg_id")
+                                   == msg_id)
+                    if replied:
+                        break
+                    if waited > timeout:
+                        raise RuntimeError(f"{md}: cell {k}: no reply in {timeout:.0f} s")
+                    continue
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
                 kind, content = msg["msg_type"], msg["content"]
@@ -99,7 +114,7 @@ def main(argv: list[str]) -> int:
             try:
                 warm[md] = first_figure(md, cache)
             except RuntimeError as e:          # a page without a figure
-                print(f"[first-figure] {md.relative_to(ROOT)}: {e}")
+                print(f"[first-figure] {md.relative_to(ROOT)}: {e}", flush=True)
         for md in pages:
             if md not in warm:
                 continue
