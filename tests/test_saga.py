@@ -1,6 +1,7 @@
 """SAGA (and SAG, SVRG): equality with the literal NumPy transcriptions of the algorithm
 boxes (rlmlib.book.vr), dense = sparse, the optimum certified by rlmlib.lbfgs (l2) or by the
 optimality conditions (l1), and errors on bad input."""
+import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -215,3 +216,41 @@ def test_a_step_beyond_2_over_Lmax_warns_alike_before_the_run(name):
                     rf"iterates may grow", str(limit[0].message)), str(limit[0].message)
     assert limit[0].filename == __file__   # it points at the caller's line
     f(X, y, sigma=0.1, epochs=1, loss="logistic", step=1.9 / Lmax)   # no warning: errors
+
+
+def test_soft_thresholding_is_the_case_by_case_form_to_the_bit():
+    from rlmlib.solvers.l1 import soft
+
+    def cases(u, a):
+        if u > a:
+            return u - a
+        if u < -a:
+            return u + a
+        return u if u != u else 0.0
+
+    rng = np.random.default_rng(3)
+    a_s = np.concatenate([[0.0, 1e-300, 0.5], rng.exponential(size=200)])
+    u_s = np.concatenate([[0.0, -0.0, 0.5, -0.5, np.inf, -np.inf, 1e-310],
+                          rng.standard_normal(200) * 2])
+    for a in a_s:
+        for u in u_s:
+            got, want = soft(u, a), cases(u, a)
+            assert got == want and np.signbit(got) == np.signbit(want), (u, a, got, want)
+    assert math.isnan(soft(math.nan, 0.5))
+
+
+def test_l1_catch_up_with_small_average_gradient_is_the_step_loop():
+    # |c| <= sigma: the k steps are one soft thresholding of u - k eta c at k eta sigma
+    from rlmlib.solvers.saga import l1_catch_up
+
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        sigma, eta = rng.exponential(), rng.exponential()
+        c = rng.uniform(-sigma, sigma)
+        u, k = rng.standard_normal() * 3, int(rng.integers(0, 60))
+        v = u
+        for _ in range(k):
+            z = v - eta * c
+            v = math.copysign(max(abs(z) - eta * sigma, 0.0), z)
+        assert abs(l1_catch_up(u, c, eta, eta * sigma, float(k)) - v) <= 1e-12 * (
+            1 + abs(u) + k * eta * (abs(c) + sigma))

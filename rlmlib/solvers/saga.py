@@ -130,14 +130,15 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
 
 @njit(cache=True)
 def l1_catch_up(u, c, eta, tau, k):
-    """k steps of u <- S_tau(u - eta c) (S: soft thresholding at tau = eta σ), in O(1)
-    unless the iterate crosses zero with |c| > σ, where it walks the steps until the sign
+    """k steps of u <- S_tau(u - eta c) (S: soft thresholding at tau = eta σ), in O(1):
+    with |c| <= σ they are one soft thresholding of u - k eta c at k tau (as scikit-learn's
+    lazy prox does); with |c| > σ it walks the stretches of constant sign until the sign
     settles."""
     if k <= 0.0:
         return u
     d = eta * c
-    if u == 0.0 and abs(d) <= tau:
-        return 0.0
+    if abs(d) <= tau:  # each step moves u towards 0 by tau ± d and 0 stays: one step
+        return soft(u - k * d, k * tau)
     # while u stays on one side with u - d beyond the threshold, each step moves it by a
     # constant: -(d + tau) when positive, -(d - tau) when negative
     while k > 0.0:
