@@ -822,6 +822,51 @@ def test_parallel_dense_pass_is_the_serial_one_bit_for_bit(seed):
             assert _scan_dense_par(E.ravel(), m, n, 2, blocks) == ref
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_fortran_pass_is_the_c_ordered_copy_and_its_pass(seed):
+    """A Fortran-ordered float64 array is copied to C order and scanned in one pass
+    (tiles of rows): the same values and the same RowStats to the bit as the C-ordered
+    array's pass, serial and on threads, with tile-sized, smaller and ragged row counts,
+    and the same error naming the first NaN/inf in C order."""
+    from rlmlib.core.rows import F_TILE_ROWS, _scan_dense, scan_fortran
+
+    for m in (7, F_TILE_ROWS - 1, F_TILE_ROWS, 3 * F_TILE_ROWS + 5):
+        D = _random_csr(seed, m=m, n=40, density=0.5).toarray()
+        C = as_rows(D)
+        F = as_rows(np.asfortranarray(D))
+        assert F.data.flags.c_contiguous and np.array_equal(F.data.view(np.int64),
+                                                            D.ravel().view(np.int64))
+        assert F.stats == C.stats and np.array_equal(F.indices, C.indices)
+        for threads, blocks in [(1, 1), (2, 2), (2, 7), (3, 4)]:
+            out, res = scan_fortran(np.asfortranarray(D), threads, blocks)
+            assert np.array_equal(out, D) and out.flags.c_contiguous
+            assert res == _scan_dense(D.ravel(), np.uint64(m), np.uint64(40))
+            assert res[0] == -1 and res[1] == C.stats.max_norm and res[3] == C.stats.zeros
+    D = _random_csr(seed, m=301, n=40, density=0.5).toarray()
+    E = D.copy()
+    E[150, 3], E[7, 39] = np.nan, -np.inf
+    with pytest.raises(ValueError, match="found -inf"):
+        as_rows(np.asfortranarray(E))
+    for threads, blocks in [(1, 1), (2, 3), (2, 8)]:
+        assert scan_fortran(np.asfortranarray(E), threads, blocks)[1][0] == 7 * 40 + 39
+
+
+def test_dense_pass_counts_zeros_and_subnormals():
+    """The dense pass's counts (one compare per entry, zeros told from subnormals only in
+    rows that hold either) equal numpy's, and its R the largest row norm."""
+    rng = np.random.default_rng(4)
+    D = rng.standard_normal((500, 37))
+    D[rng.random(D.shape) < 0.2] = 0.0
+    D[rng.random(D.shape) < 0.01] = -5e-320
+    D[rng.random(D.shape) < 0.01] = -0.0
+    D[:100] = rng.standard_normal((100, 37))  # rows without either
+    st = as_rows(D).stats
+    a = np.abs(D)
+    assert st.zeros == int((a == 0).sum()) > 0
+    assert st.tiny == a[(a > 0) & (a < 2.2250738585072014e-308)].min() == 5e-320
+    assert st.max_norm == pytest.approx(np.linalg.norm(D, axis=1).max(), rel=1e-15)
+
+
 def test_pass_threads_follow_numba_num_threads_without_starting_numba_threads():
     """pass_threads() reads NUMBA_NUM_THREADS (1 turns the threads off) and the cores the
     process may use, and a parallel pass leaves numba's threading layer unstarted (GNU

@@ -138,6 +138,24 @@ def _compressed_problem(indices, indptr, n_major, n_minor, nnz):
     return 0, 0, np.int64(0)
 
 
+@njit(cache=True)
+def _first_outside(c, size):
+    """Position of the first entry of the integer array c outside [0, size), -1 when none:
+    one read of c with a branch-free min and max (vectorizes, no temporaries), the search
+    only on the error path."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    for j in range(c.shape[0]):
+        v = np.int64(c[j])
+        lo = min(lo, v)
+        hi = max(hi, v)
+    if lo < 0 or hi >= size:
+        for j in range(c.shape[0]):
+            if c[j] < 0 or c[j] >= size:
+                return j
+    return -1
+
+
 def _int_array(name, what, a):
     a = np.asarray(a)
     if a.ndim != 1 or a.dtype.kind not in "iu":
@@ -214,11 +232,11 @@ def _check_structure(X, name):
             if c.shape[0] != nnz:
                 raise ValueError(f"{name} is a malformed COO matrix: row, col and data must "
                                  f"have the same length, got {c.shape[0]} and {nnz}")
-            bad = (c < 0) | (c >= size)
-            if bad.any():
+            at = _first_outside(c, np.int64(size))
+            if at >= 0:
                 raise ValueError(
                     f"{name} is a malformed COO matrix: {('row', 'column')[axis]} index "
-                    f"{int(c[bad][0])} is outside [0, {size}) for shape {X.shape}")
+                    f"{int(c[at])} is outside [0, {size}) for shape {X.shape}")
     elif fmt == "bsr":
         try:
             X.check_format(full_check=True)
@@ -308,9 +326,13 @@ def as_rows(X, name="X", compact_dense=False):
     m, n = A.shape
     if m == 0 or n == 0:
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
-    A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when already C-ordered float64
-    data = A.reshape(-1)  # a view
-    bad, R, nsub, nzero = scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
+    if A.dtype == np.float64 and A.flags.f_contiguous and not A.flags.c_contiguous:
+        A, (bad, R, nsub, nzero) = scan_fortran(A)  # the C-ordered copy and the pass in one
+        data = A.reshape(-1)
+    else:
+        A = np.ascontiguousarray(A, dtype=np.float64)  # no copy when C-ordered float64
+        data = A.reshape(-1)  # a view
+        bad, R, nsub, nzero = scan_dense(data, np.uint64(m), np.uint64(n))  # the one pass
     if bad >= 0:
         raise ValueError(f"{name} must not contain NaN or inf, found {data[bad]}")
     indices = np.arange(n, dtype=np.int32)
@@ -642,30 +664,70 @@ def scan_csr(data, indices, indptr, m, n):
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
+def _dense_rows(data, n, r0, r1, A, Rs, bad, nsub, nzero):
+    """(A, Rs, bad, nsub, nzero) after dense rows data[i n:(i + 1) n], i = r0..r1-1, folded
+    into the given ones (A and Rs as :func:`_fold_row` defines them, bad the first NaN/inf
+    position or -1, nsub and nzero the counts of subnormal entries and of zeros). One
+    integer compare per entry beside the sum of squares (the bits of |x| below those of
+    the smallest normal double 2^-1022: x is zero or subnormal), so the loop vectorizes
+    (two float compares and two counts per entry kept it at 2.5 times the cost); only a
+    row that holds such an entry is read again, while it is in cache, to tell its zeros
+    from its subnormals. The sum of squares is the loop the pass had before (the same R to
+    the bit). The one row loop of every dense pass (C order, Fortran order, serial, on
+    threads)."""
+    bits = data.view(np.int64)
+    for i in range(r0, r1):
+        a = np.uint64(i) * n  # unsigned: no wraparound checks in the loop below
+        b = a + n
+        acc = 0.0
+        small = 0
+        for j in range(a, b):  # branch-free: vectorizes
+            x = data[j]
+            acc += x * x
+            small += (bits[j] & 0x7FFFFFFFFFFFFFFF) < 0x0010000000000000
+        if small > 0:
+            nz = 0
+            for j in range(a, b):
+                nz += data[j] == 0.0
+            nzero += nz
+            nsub += small - nz
+        A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    return A, Rs, bad, nsub, nzero
+
+
+@njit(cache=True, nogil=True)
 def _scan_dense_block(data, n, r0, r1):
     """The validation pass over dense rows data[i n:(i + 1) n], i = r0..r1-1: (A, Rs, first
     NaN/inf position or -1, count of subnormal entries, count of zeros), A and Rs as
-    :func:`_fold_row` defines them."""
+    :func:`_fold_row` defines them (:func:`_dense_rows`)."""
+    return _dense_rows(data, n, r0, r1, 0.0, 0.0, np.int64(-1), 0, 0)
+
+
+#: rows of a Fortran-ordered array copied to C order together: the tile's rows (TILE * n
+#: values) stay in cache while they are written column by column and then scanned
+F_TILE_ROWS = 128
+
+
+@njit(cache=True, nogil=True)
+def _scan_fortran_block(cols, out, m, n, r0, r1):
+    """:func:`_scan_dense_block` of rows r0..r1-1 of the Fortran-ordered m x n array whose
+    column j is cols[j m:(j + 1) m], copied into C order out[i n:(i + 1) n] on the way, a
+    tile of :data:`F_TILE_ROWS` rows at a time: each column's piece of the tile is read
+    contiguously, the tile's rows are written while they sit in cache and scanned there
+    by :func:`_dense_rows` (the same results as the C-ordered copy's pass). A copy and a
+    pass for numpy's transposing copy, whose writes (or reads) stride through memory."""
     A = 0.0
     Rs = 0.0
     nsub = 0
     nzero = 0
     bad = np.int64(-1)
-    for i in range(r0, r1):
-        a = np.uint64(i) * n  # unsigned: no wraparound checks in the loop below
-        b = a + n
-        acc = 0.0
-        ns = 0
-        nz = 0
-        for j in range(a, b):  # branch-free: vectorizes
-            x = data[j]
-            acc += x * x
-            ax = abs(x)
-            ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
-            nz += ax == 0.0
-        nsub += ns
-        nzero += nz
-        A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
+    for t0 in range(r0, r1, F_TILE_ROWS):
+        t1 = min(t0 + F_TILE_ROWS, r1)
+        for j in range(n):
+            s = np.uint64(j) * m
+            for i in range(t0, t1):
+                out[np.uint64(i) * n + np.uint64(j)] = cols[s + np.uint64(i)]
+        A, Rs, bad, nsub, nzero = _dense_rows(out, n, t0, t1, A, Rs, bad, nsub, nzero)
     return A, Rs, bad, nsub, nzero
 
 
@@ -678,13 +740,19 @@ def _scan_dense(data, m, n):
     return bad, max(math.sqrt(A), Rs), nsub, nzero
 
 
-def _scan_dense_par(data, m, n, threads, blocks):
-    """:func:`_scan_dense` on ``threads`` threads, bit for bit the same result (as
-    :func:`_scan_csr_par`)."""
-    out = _run_blocks(_scan_dense_block, (data, np.uint64(n)), m, threads, blocks)
+def _combine_dense(out):
+    """(bad, R, nsub, nzero) of blocks' (A, Rs, bad, nsub, nzero): max (exact in any order),
+    integer sums, the lowest block's first NaN/inf."""
     bad = next((o[2] for o in out if o[2] >= 0), -1)
     R = max(math.sqrt(max(o[0] for o in out)), max(o[1] for o in out))
     return np.int64(bad), R, sum(o[3] for o in out), sum(o[4] for o in out)
+
+
+def _scan_dense_par(data, m, n, threads, blocks):
+    """:func:`_scan_dense` on ``threads`` threads, bit for bit the same result (as
+    :func:`_scan_csr_par`)."""
+    return _combine_dense(_run_blocks(_scan_dense_block, (data, np.uint64(n)), m, threads,
+                                      blocks))
 
 
 def scan_dense(data, m, n):
@@ -693,6 +761,25 @@ def scan_dense(data, m, n):
     if threads > 1:
         return _scan_dense_par(data, m, n, threads, BLOCKS_PER_THREAD * threads)
     return _scan_dense(data, m, n)
+
+
+def scan_fortran(F, threads=None, blocks=None):
+    """(C-ordered copy of the Fortran-ordered float64 array F, :func:`scan_dense`'s result
+    on it), in one pass (:func:`_scan_fortran_block`; on :func:`_parallel_threads` threads
+    unless ``threads`` is given): what ``np.ascontiguousarray(F)`` and the pass over it
+    return, to the bit."""
+    m, n = F.shape
+    out = np.empty((m, n))
+    cols = F.T.reshape(-1)  # a view: F's columns one after the other
+    args = (cols, out.reshape(-1), np.uint64(m), np.uint64(n))
+    if threads is None:
+        threads = _parallel_threads(F.size, m)
+    if threads > 1:
+        res = _run_blocks(_scan_fortran_block, args, m, threads,
+                          blocks or BLOCKS_PER_THREAD * threads)
+    else:
+        res = [_scan_fortran_block(*args, np.int64(0), np.int64(m))]
+    return out, _combine_dense(res)
 
 
 def _numeric_pandas(X):

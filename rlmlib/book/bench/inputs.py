@@ -10,11 +10,15 @@ string labels; CSR memory-mapped from ``.npy`` files; C- and Fortran-ordered den
 times, alternately in one process with BLAS on one thread, the whole call of each rlmlib
 solver that has a scikit-learn peer and the peer's fit on the same problem (same σ, no
 intercept, the same number of passes where both count passes), and reports the median of
-the per-repetition ratios, with ``check_X_y`` alone in multiples of one SpMV ``X @ w`` of
-the same matrix. The sparse forms hold the same matrix (the row-normalized RCV1-like set);
-the dense forms an ALPHA-like dense set. With ``--record`` the result is written to
-``data/recorded/bench_inputs_full.json`` (:mod:`rlmlib.book.records`) with the commit,
-the machine and its load average; the benchmarks page reads its table from there.
+the per-repetition ratios, with the validation pass ``check_X_y`` alone and
+scikit-learn's own validation (``check_X_y`` with the arguments its linear models pass:
+CSR, C order) in multiples of one SpMV ``X @ w`` of the same matrix
+(:func:`measure_checks`), so that a conversion both make (CSC and COO to CSR, Fortran to
+C order) shows as the peer's cost too. The sparse forms hold the same matrix (the
+row-normalized RCV1-like set); the dense forms an ALPHA-like dense set. With
+``--record`` the result is written to ``data/recorded/bench_inputs_full.json``
+(:mod:`rlmlib.book.records`) with the commit, the machine and its load average; the
+benchmarks page reads its tables from there.
 
 The machine is shared: only ratios within one run mean anything, and the load average is
 recorded beside them.
@@ -141,23 +145,52 @@ def _seconds(f, *a):
     return time.perf_counter() - t
 
 
-def measure_form(X, y, reps, solvers=PEERS):
-    """{'check_spmv': median ratio, 'solvers': {name: {'peer', 'ratio', 'spread', 'rlmlib_s',
-    'peer_s'}}} for one input form, every call timed alternately with its peer."""
+def peer_check(X, y):
+    """scikit-learn's validation of (X, y) as ``SGDClassifier.fit`` and
+    ``LogisticRegression.fit`` call it (CSR, float64 or float32, C order, 32-bit indices):
+    the conversions of CSC, COO and Fortran-ordered input it shares with rlmlib's pass."""
+    from sklearn.utils.validation import check_X_y as sk_check_X_y
+
+    return sk_check_X_y(X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+                        order="C", accept_large_sparse=False)
+
+
+def measure_checks(X, y, reps):
+    """Median ratios to one product ``X @ w`` (timed before and after each, alternately):
+    {'check_spmv': rlmlib's validation pass ``check_X_y(X, y, compact_dense=True)`` (as
+    ``rlmlib.sgd``, lbfgs, sdca and the l1 methods run it), 'peer_check_spmv':
+    :func:`peer_check`, and for dense X 'tiled_spmv': ``check_X_y(X, y)``, the pass plus
+    the m copies of the column indices that sag, saga, svrg, pegasos, pgs and the adaptive
+    and momentum methods index dense rows through}."""
+    import scipy.sparse as sp
+
     from rlmlib.core.rows import check_X_y
 
-    calls = _calls(X.shape[0])
     w = np.random.default_rng(0).standard_normal(X.shape[1])
-    out = {"solvers": {}}
-    check_X_y(X, y)
+    calls = {"check_spmv": lambda: check_X_y(X, y, compact_dense=True),
+             "peer_check_spmv": lambda: peer_check(X, y)}
+    if not sp.issparse(X):
+        calls["tiled_spmv"] = lambda: check_X_y(X, y)
+    for f in calls.values():
+        f()
     X @ w
-    r = []
+    r = {k: [] for k in calls}
     for _ in range(max(reps, 5)):
-        s1 = _seconds(lambda: X @ w)
-        c = _seconds(check_X_y, X, y)
-        s2 = _seconds(lambda: X @ w)
-        r.append(2 * c / (s1 + s2))
-    out["check_spmv"] = float(np.median(r))
+        for k, f in calls.items():
+            s1 = _seconds(lambda: X @ w)
+            c = _seconds(f)
+            s2 = _seconds(lambda: X @ w)
+            r[k].append(2 * c / (s1 + s2))
+    return {k: float(np.median(v)) for k, v in r.items()}
+
+
+def measure_form(X, y, reps, solvers=PEERS):
+    """{'check_spmv', 'peer_check_spmv', ('tiled_spmv'): :func:`measure_checks`, 'solvers':
+    {name: {'peer', 'ratio', 'spread', 'rlmlib_s', 'peer_s'}}} for one input form, every
+    call timed alternately with its peer."""
+    calls = _calls(X.shape[0])
+    out = {"solvers": {}}
+    out.update(measure_checks(X, y, reps))
     for name in solvers:
         ours, peer, theirs = calls[name]
         with warnings.catch_warnings():
@@ -196,7 +229,8 @@ def run(rows=50_000, dense_rows=20_000, reps=3, forms=None, solvers=PEERS):
 
 def report_form(form, r):
     line = "  ".join(f"{k} {v['ratio']:.2f}" for k, v in r["solvers"].items())
-    print(f"{form:26s} check {r['check_spmv']:.2f} SpMV | {line} | load "
+    print(f"{form:26s} check {r['check_spmv']:.2f} (scikit-learn's "
+          f"{r['peer_check_spmv']:.2f}) SpMV | {line} | load "
           f"{r['load'][0]:.1f}-{r['load'][1]:.1f}", flush=True)
 
 
@@ -237,6 +271,32 @@ def table(rec):
     return "\n".join(lines)
 
 
+def checks(rec):
+    """The validation passes of the recorded run as text, in multiples of one product
+    ``X @ w`` of the same form: rlmlib's ``check_X_y`` (the pass), with the m copies of the
+    column indices that some solvers index dense rows through (dense forms only), and
+    scikit-learn's own check (:func:`peer_check`); '-' where the record has no such column
+    (runs before it was measured).
+
+    Examples
+    --------
+    >>> rec = {"forms": {"CSC": {"check_spmv": 3.0, "peer_check_spmv": 2.5},
+    ...                  "dense": {"check_spmv": 0.5, "tiled_spmv": 1.2}}}
+    >>> print(checks(rec))
+    form                      rlmlib  + indices  scikit-learn
+    CSC                         3.00          -          2.50
+    dense                       0.50       1.20             -
+    """
+    def cell(r, k, w):
+        return f"{r[k]:{w}.2f}" if k in r else f"{'-':>{w}s}"
+
+    lines = [f"{'form':24s} {'rlmlib':>7s} {'+ indices':>10s} {'scikit-learn':>13s}"]
+    for form, r in rec["forms"].items():
+        lines.append(f"{form[:24]:24s} {cell(r, 'check_spmv', 7)} "
+                     f"{cell(r, 'tiled_spmv', 10)} {cell(r, 'peer_check_spmv', 13)}")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=50_000)
@@ -244,14 +304,20 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--record", action="store_true",
                     help="save to data/recorded/bench_inputs_full.json")
+    ap.add_argument("--forms", nargs="+", help="only these input forms (names as printed)")
+    ap.add_argument("--solvers", nargs="*", default=list(PEERS),
+                    help="only these solvers (none: the validation passes alone)")
     a = ap.parse_args(argv)
+    if a.record and (a.forms or tuple(a.solvers) != PEERS):
+        ap.error("--record takes every form and every solver")
     from rlmlib.book import records
 
     rec = records.start()
     rec["full"] = a.record
     print(f"ratios rlmlib / scikit-learn peer (whole calls, median of {a.reps} alternating "
-          f"reps, BLAS on one thread); check_X_y in SpMV units")
-    rec.update(run(a.rows, a.dense_rows, a.reps))
+          f"reps, BLAS on one thread); check_X_y in SpMV units, scikit-learn's own check "
+          f"beside it")
+    rec.update(run(a.rows, a.dense_rows, a.reps, a.forms, tuple(a.solvers)))
     return records.save(rec, "bench_inputs_full", what="issue 38 item 2: default calls on "
                         "input forms against scikit-learn", load_average=os.getloadavg())
 
