@@ -34,6 +34,8 @@ import threading
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 from ..core.checks import check_choice, check_interval, check_positive, sigma_keyword
 from .l1 import deriv_min, enter, leave, piece_root, s_range, soft, xorshift
@@ -417,9 +419,33 @@ def _select(w, data, indices, start, stop, dense, y, eta, sigma, code, method, v
             val[k] = b
             sw[k] = -o
             k += 1
-    if method == 0:
-        return sort_piece(code, y, val, sw, k, Adec, Cdec, smin, smax)
-    return partition_piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng)
+    return _piece(code, y, val, sw, k, Adec, Cdec, smin, smax, rng, method)
+
+
+def _piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng, method):
+    """The root's piece among the k breakpoints, by sorting (method 0) or partitioning
+    (method 1): the search of :func:`_select`. Where ``method`` is a compile-time constant
+    (:func:`fiol_steps_partition`, a default call) only that search is compiled
+    (:func:`_piece_overload`): a default call (partition) never compiles the sort."""
+    if method == SORT:
+        return sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh)
+    return partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng)
+
+
+@overload(_piece, prefer_literal=True)
+def _piece_overload(code, y, val, sw, k, Adec, Cdec, sl, sh, rng, method):
+    """:func:`_piece` in compiled code: one search for a constant ``method``, both (chosen
+    at run time) otherwise."""
+    if not isinstance(method, types.IntegerLiteral):
+        return _piece
+    if method.literal_value == SORT:
+        def by_sort(code, y, val, sw, k, Adec, Cdec, sl, sh, rng, method):
+            return sort_piece(code, y, val, sw, k, Adec, Cdec, sl, sh)
+        return by_sort
+
+    def by_partition(code, y, val, sw, k, Adec, Cdec, sl, sh, rng, method):
+        return partition_piece(code, y, val, sw, k, Adec, Cdec, sl, sh, rng)
+    return by_partition
 
 
 @njit(cache=True)
@@ -625,9 +651,24 @@ def _run_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_f
     one pass over it), else :func:`fiol_steps`. Two kernels: the far path (``_far_step``,
     its own sort and bisection) is about a quarter of fiol's compile time, and a run
     whose steps cannot reach it (every default call) never compiles it."""
+    if not far and method == PARTITION:  # every default call
+        fiol_steps_partition(data, indices, indptr, y, w, last, state, order, start, stop,
+                             t_first, eta0, sched, sigma, code, look_ahead, val, sw, rng)
+        return
     kernel = fiol_steps_far if far else fiol_steps
     kernel(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
            sched, sigma, code, look_ahead, method, val, sw, rng)
+
+
+@njit(cache=True)
+def fiol_steps_partition(data, indices, indptr, y, w, last, state, order, start, stop,
+                         t_first, eta0, sched, sigma, code, look_ahead, val, sw, rng):
+    """:func:`fiol_steps` with the partition method (the default) as a compile-time
+    constant: numba types the constant as a literal down to :func:`_piece`, which then
+    compiles the partition's search alone, not the sort's (about a fifth of fiol's
+    compile time). The same steps to the bit."""
+    fiol_steps(data, indices, indptr, y, w, last, state, order, start, stop, t_first, eta0,
+               sched, sigma, code, look_ahead, PARTITION, val, sw, rng)
 
 
 @njit(cache=True)
