@@ -26,7 +26,7 @@ def test_weighted_average_right_constants_pass():
 
 
 @pytest.mark.parametrize("wrong", [dict(telescope=0.5), dict(telescope=0.125),
-                                   dict(noise=2.0), dict(noise=0.5)])
+                                   dict(noise=2.0), dict(noise=0.5), dict(bound=1.0)])
 def test_weighted_average_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_weighted_average(**PAGE_WEIGHTED, **wrong)
@@ -38,11 +38,13 @@ def test_suffix_average_right_constants_pass(theta):
     assert r["suffix"] <= r["bound"] and r["lemma_ratio"] <= 2
 
 
+@pytest.mark.parametrize("theta", [0.1, 0.5, 0.9])
 @pytest.mark.parametrize("wrong", [dict(telescope=1.0), dict(telescope=0.25),
-                                   dict(noise=1.0), dict(noise=0.25)])
-def test_suffix_average_constant_off_by_two_fails(wrong):
+                                   dict(noise=1.0), dict(noise=0.25), dict(lemma=1.0),
+                                   dict(constant=1.0)])
+def test_suffix_average_constant_off_by_two_fails(wrong, theta):
     with pytest.raises(AssertionError):
-        check_suffix_average(**PAGE_SUFFIX, theta=0.5, **wrong)
+        check_suffix_average(**PAGE_SUFFIX, theta=theta, **wrong)
 
 
 def test_saga_proof_right_constants_pass():

@@ -75,7 +75,9 @@ def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.
     The proof's summed inequality Σ t h_t ≤ telescope·μ[0·a_1 − T(T+1) a_{T+1}]
     + noise·Σ t E g_t²/(μ(t+1)) is an identity on the quadratic; it is asserted to
     relative rounding, then the theorem's bound (weighted mean of h_t) ≤ bound·G²/(μ(T+1))
-    with G² = max_t E g_t².
+    with G² = max_t E g_t², and the proof's own bounds composed (the noise sum at most
+    noise·T G²/μ, divided by T(T + 1)/2, fits under it only if bound ≥ 2·noise): the
+    weighted gap is below half the bound here, so that is the step a halved bound fails.
 
     Parameters
     ----------
@@ -108,7 +110,13 @@ def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.
                 + noise * np.sum(t * g2 / (mu * (t + 1))))
     assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
     weighted = lhs / (T * (T + 1) / 2)
-    b = bound * float(g2.max()) / (mu * (T + 1))
+    G2 = float(g2.max())
+    b = bound * G2 / (mu * (T + 1))
+    # the proof's own bounds composed: dropping the telescoped term and t/(t + 1) <= 1
+    # leave noise·T G²/μ, divided by T(T + 1)/2; on this instance the weighted gap is
+    # below half the bound, so this is the step that fails when the bound is halved
+    composed = noise * T * G2 / mu / (T * (T + 1) / 2)
+    assert composed <= b * (1 + 1e-12), (composed, b)
     assert weighted <= b, (weighted, b)
     return {"lhs": lhs, "rhs": rhs, "weighted": weighted, "bound": b}
 
@@ -120,7 +128,11 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     Asserts (i) the proof's lemma a_t ≤ lemma·G²/(μ² t) for every t; (ii) the summed
     identity Σ_{t>T_0} h_t = telescope·μ(T_0 a_{T_0+1} − T a_{T+1})
     + noise·Σ_{t>T_0} E g_t²/(μ t), exact on the quadratic; (iii) the theorem's bound
-    G²(constant + ln(1/θ))/(2μ(1 − θ)T).
+    G²(constant + ln(1/θ))/(2μ(1 − θ)T); (iv) the proof's own bounds composed: the
+    lemma's base case μ² a_t ≤ G² gives its claim at t ≤ 2 only if lemma ≥ 2, and the
+    telescoped term bounded by the lemma plus the noise sum fit under (iii) only if
+    constant ≥ telescope·2·lemma·T_0/(T_0 + 1). On the page's instance the gap is far
+    below the bound, so (iv) is what fails when the lemma's or the theorem's 2 is halved.
 
     Parameters
     ----------
@@ -155,6 +167,11 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     G2 = float(g2.max())
     lemma_ratio = float(np.max(mu**2 * t * a[:-1] / G2))
     assert lemma_ratio <= lemma, lemma_ratio
+    # the lemma's proof: mu^2 a_t <= G^2 at every t, which is the claim for t <= 2 only
+    # if lemma >= 2 (here the ratio stays below 1, so this is the step that fails when
+    # the lemma's constant is halved); its induction step needs t + 1 <= lemma (t + 2)
+    assert float(np.max(mu**2 * a[:-1])) <= G2 * (1 + 1e-12)
+    assert 1 <= lemma / 2 and all(s + 1 <= lemma * (s + 2) for s in range(2, T))
     T0 = int(theta * T)
     if not 1 <= T0 < T:
         raise ValueError(f"theta * T must lie in [1, T), got theta={theta!r}, T={T!r}")
@@ -165,6 +182,12 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
     suffix = lhs / (T - T0)
     b = float(G2 * (constant + np.log(T / T0)) / (2 * mu * (T - T0)))
+    # the proof's own bounds composed: telescope·mu·T_0·(lemma G²/(mu² (T_0 + 1))) plus
+    # noise·(G²/mu) ln(T/T_0) must fit under G² (constant + ln(T/T_0))/(2 mu); the gap
+    # itself is far below the bound, so this is the step that fails when it is halved
+    composed = (telescope * mu * T0 * lemma * G2 / (mu**2 * (T0 + 1))
+                + noise * G2 / mu * np.log(T / T0))
+    assert composed <= b * (T - T0) * (1 + 1e-12), (composed, b * (T - T0))
     assert suffix <= b, (suffix, b)
     return {"lhs": lhs, "rhs": rhs, "suffix": suffix, "bound": b,
             "lemma_ratio": lemma_ratio}
