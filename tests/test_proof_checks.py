@@ -6,6 +6,7 @@ import pytest
 from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
                                       check_reshuffling_proof, check_saga_proof,
                                       check_suffix_average, check_svrg_last_proof,
+                                      check_svrg_proof,
                                       check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
@@ -74,6 +75,20 @@ def test_lsvrg_proof_right_constants_pass(p):
 def test_lsvrg_proof_constant_off_by_two_fails(wrong, p):
     with pytest.raises(AssertionError):
         check_lsvrg_proof(p=p, **wrong)
+
+
+def test_svrg_proof_right_constants_pass():
+    r = check_svrg_proof()
+    assert 0.9 < r["var_ratio"] <= 1 and 0.98 < r["convex_ratio"] <= 1
+    assert abs(r["sc_ratio"] - 1) < 1e-9 and r["stage_ratio"] <= 1 and r["factor"] < 1
+
+
+@pytest.mark.parametrize("wrong", [dict(var=2.0), dict(convex=2.0), dict(sc=1.0),
+                                   dict(a=0.5), dict(b=1.0), dict(c=1.0),
+                                   dict(step_c=2.0)])
+def test_svrg_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_svrg_proof(**wrong)
 
 
 def test_svrg_last_proof_right_constants_pass():
