@@ -6,6 +6,7 @@ import pytest
 from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
                                       check_reshuffling_proof, check_saga_proof,
                                       check_suffix_average, check_svrg_last_proof,
+                                      check_svrg_proof,
                                       check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
@@ -26,7 +27,7 @@ def test_weighted_average_right_constants_pass():
 
 
 @pytest.mark.parametrize("wrong", [dict(telescope=0.5), dict(telescope=0.125),
-                                   dict(noise=2.0), dict(noise=0.5)])
+                                   dict(noise=2.0), dict(noise=0.5), dict(bound=1.0)])
 def test_weighted_average_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_weighted_average(**PAGE_WEIGHTED, **wrong)
@@ -38,11 +39,13 @@ def test_suffix_average_right_constants_pass(theta):
     assert r["suffix"] <= r["bound"] and r["lemma_ratio"] <= 2
 
 
+@pytest.mark.parametrize("theta", [0.1, 0.5, 0.9])
 @pytest.mark.parametrize("wrong", [dict(telescope=1.0), dict(telescope=0.25),
-                                   dict(noise=1.0), dict(noise=0.25)])
-def test_suffix_average_constant_off_by_two_fails(wrong):
+                                   dict(noise=1.0), dict(noise=0.25), dict(lemma=1.0),
+                                   dict(constant=1.0)])
+def test_suffix_average_constant_off_by_two_fails(wrong, theta):
     with pytest.raises(AssertionError):
-        check_suffix_average(**PAGE_SUFFIX, theta=0.5, **wrong)
+        check_suffix_average(**PAGE_SUFFIX, theta=theta, **wrong)
 
 
 def test_saga_proof_right_constants_pass():
@@ -72,6 +75,20 @@ def test_lsvrg_proof_right_constants_pass(p):
 def test_lsvrg_proof_constant_off_by_two_fails(wrong, p):
     with pytest.raises(AssertionError):
         check_lsvrg_proof(p=p, **wrong)
+
+
+def test_svrg_proof_right_constants_pass():
+    r = check_svrg_proof()
+    assert 0.9 < r["var_ratio"] <= 1 and 0.98 < r["convex_ratio"] <= 1
+    assert abs(r["sc_ratio"] - 1) < 1e-9 and r["stage_ratio"] <= 1 and r["factor"] < 1
+
+
+@pytest.mark.parametrize("wrong", [dict(var=2.0), dict(convex=2.0), dict(sc=1.0),
+                                   dict(a=0.5), dict(b=1.0), dict(c=1.0),
+                                   dict(step_c=2.0)])
+def test_svrg_proof_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_svrg_proof(**wrong)
 
 
 def test_svrg_last_proof_right_constants_pass():

@@ -19,7 +19,8 @@ a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
 import numpy as np
 
 __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
-           "check_saga_proof", "check_lsvrg_proof", "check_svrg_last_proof",
+           "check_saga_proof", "check_lsvrg_proof", "check_svrg_proof",
+           "check_svrg_last_proof",
            "ridge_terms", "check_reshuffling_proof",
            "check_last_iterate"]
 
@@ -75,7 +76,9 @@ def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.
     The proof's summed inequality Σ t h_t ≤ telescope·μ[0·a_1 − T(T+1) a_{T+1}]
     + noise·Σ t E g_t²/(μ(t+1)) is an identity on the quadratic; it is asserted to
     relative rounding, then the theorem's bound (weighted mean of h_t) ≤ bound·G²/(μ(T+1))
-    with G² = max_t E g_t².
+    with G² = max_t E g_t², and the proof's own bounds composed (the noise sum at most
+    noise·T G²/μ, divided by T(T + 1)/2, fits under it only if bound ≥ 2·noise): the
+    weighted gap is below half the bound here, so that is the step a halved bound fails.
 
     Parameters
     ----------
@@ -108,7 +111,13 @@ def check_weighted_average(mu, nu2, a1, T, tau2=0.0, *, telescope=0.25, noise=1.
                 + noise * np.sum(t * g2 / (mu * (t + 1))))
     assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
     weighted = lhs / (T * (T + 1) / 2)
-    b = bound * float(g2.max()) / (mu * (T + 1))
+    G2 = float(g2.max())
+    b = bound * G2 / (mu * (T + 1))
+    # the proof's own bounds composed: dropping the telescoped term and t/(t + 1) <= 1
+    # leave noise·T G²/μ, divided by T(T + 1)/2; on this instance the weighted gap is
+    # below half the bound, so this is the step that fails when the bound is halved
+    composed = noise * T * G2 / mu / (T * (T + 1) / 2)
+    assert composed <= b * (1 + 1e-12), (composed, b)
     assert weighted <= b, (weighted, b)
     return {"lhs": lhs, "rhs": rhs, "weighted": weighted, "bound": b}
 
@@ -120,7 +129,11 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     Asserts (i) the proof's lemma a_t ≤ lemma·G²/(μ² t) for every t; (ii) the summed
     identity Σ_{t>T_0} h_t = telescope·μ(T_0 a_{T_0+1} − T a_{T+1})
     + noise·Σ_{t>T_0} E g_t²/(μ t), exact on the quadratic; (iii) the theorem's bound
-    G²(constant + ln(1/θ))/(2μ(1 − θ)T).
+    G²(constant + ln(1/θ))/(2μ(1 − θ)T); (iv) the proof's own bounds composed: the
+    lemma's base case μ² a_t ≤ G² gives its claim at t ≤ 2 only if lemma ≥ 2, and the
+    telescoped term bounded by the lemma plus the noise sum fit under (iii) only if
+    constant ≥ telescope·2·lemma·T_0/(T_0 + 1). On the page's instance the gap is far
+    below the bound, so (iv) is what fails when the lemma's or the theorem's 2 is halved.
 
     Parameters
     ----------
@@ -155,6 +168,11 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     G2 = float(g2.max())
     lemma_ratio = float(np.max(mu**2 * t * a[:-1] / G2))
     assert lemma_ratio <= lemma, lemma_ratio
+    # the lemma's proof: mu^2 a_t <= G^2 at every t, which is the claim for t <= 2 only
+    # if lemma >= 2 (here the ratio stays below 1, so this is the step that fails when
+    # the lemma's constant is halved); its induction step needs t + 1 <= lemma (t + 2)
+    assert float(np.max(mu**2 * a[:-1])) <= G2 * (1 + 1e-12)
+    assert 1 <= lemma / 2 and all(s + 1 <= lemma * (s + 2) for s in range(2, T))
     T0 = int(theta * T)
     if not 1 <= T0 < T:
         raise ValueError(f"theta * T must lie in [1, T), got theta={theta!r}, T={T!r}")
@@ -165,6 +183,12 @@ def check_suffix_average(mu, nu2, a1, T, theta, tau2=0.0, *, telescope=0.5, nois
     assert abs(lhs - rhs) <= 1e-10 * max(abs(lhs), abs(rhs)), (lhs, rhs)
     suffix = lhs / (T - T0)
     b = float(G2 * (constant + np.log(T / T0)) / (2 * mu * (T - T0)))
+    # the proof's own bounds composed: telescope·mu·T_0·(lemma G²/(mu² (T_0 + 1))) plus
+    # noise·(G²/mu) ln(T/T_0) must fit under G² (constant + ln(T/T_0))/(2 mu); the gap
+    # itself is far below the bound, so this is the step that fails when it is halved
+    composed = (telescope * mu * T0 * lemma * G2 / (mu**2 * (T0 + 1))
+                + noise * G2 / mu * np.log(T / T0))
+    assert composed <= b * (T - T0) * (1 + 1e-12), (composed, b * (T - T0))
     assert suffix <= b, (suffix, b)
     return {"lhs": lhs, "rhs": rhs, "suffix": suffix, "bound": b,
             "lemma_ratio": lemma_ratio}
@@ -322,6 +346,153 @@ def check_lsvrg_proof(seed=0, *, coco=2.0, var=2.0, a=5.0, b=3.0, rate_w=5.0, ra
             "hcoef": hcoef}
 
 
+def _stage_second_moments(Hs, eta, et, inner):
+    """E e_t e_tᵀ, t = 0, ..., inner, of one SVRG stage on quadratic terms with Hessians
+    Hs (w* = 0, w_0 = w̃, ẽ = et): e+ = (I − ηH_i)e + η(H_i − H)ẽ is linear in (e, ẽ),
+    so the second moments follow exactly (C = E e ẽᵀ, P = ẽẽᵀ)."""
+    H = Hs.mean(0)
+    A = [np.eye(len(et)) - eta * Hi for Hi in Hs]
+    B = [eta * (Hi - H) for Hi in Hs]
+    M, C, P = np.outer(et, et), np.outer(et, et), np.outer(et, et)
+    out = [M]
+    for _ in range(inner):
+        M = np.mean([Ai @ M @ Ai.T + Ai @ C @ Bi.T + Bi @ C.T @ Ai.T + Bi @ P @ Bi.T
+                     for Ai, Bi in zip(A, B)], axis=0)
+        C = np.mean([Ai @ C + Bi @ P for Ai, Bi in zip(A, B)], axis=0)
+        out.append(M)
+    return out
+
+
+def _svrg_variance_step(rng, var, m, mu, smooth=0.5):
+    """SVRG's variance bound E‖v‖² ≤ var·L_max·(D + D̃) and D̃ ≤ smooth·L‖w̃ − w*‖² on
+    ridge terms with m orthogonal unit rows (see :func:`check_svrg_last_proof`); returns
+    the largest ratios to the proof's constants (4 and 1/2)."""
+    X = np.eye(m)
+    Lmax, L = 1.0 + mu, 1.0 / m + mu
+    Hs = np.array([np.outer(x, x) + mu * np.eye(m) for x in X])   # the Hessians
+    H = Hs.mean(0)
+
+    def gap(e):
+        return 0.5 * e @ H @ e
+
+    var_ratio, smooth_ratio = 0.0, 0.0
+    for trial in range(40):
+        a = X[trial % m] * (1 + rng.random())
+        e, et = (a, -a) if trial < m else (rng.standard_normal(m), rng.standard_normal(m))
+        V = (Hs @ (e - et)) + H @ et                  # v for each draw i (w* = 0)
+        Ev2 = np.mean(np.sum(V**2, axis=1))
+        bound = var * Lmax * (gap(e) + gap(et))
+        assert Ev2 <= bound * (1 + 1e-12), (Ev2, bound)
+        var_ratio = max(var_ratio, float(Ev2 / (4 * Lmax * (gap(e) + gap(et)))))
+        assert gap(et) <= smooth * L * (et @ et) * (1 + 1e-12), (gap(et), L)
+        smooth_ratio = max(smooth_ratio, float(gap(et) / (0.5 * L * (et @ et))))
+    return var_ratio, smooth_ratio
+
+
+def check_svrg_proof(seed=0, *, var=4.0, convex=1.0, sc=2.0, a=1.0, b=2.0, c=2.0,
+                     step_c=4.0):
+    """The steps of the proof of Johnson and Zhang's factor per stage (option II, the
+    book's thm-vr-svrg), ρ = a/(μη(1 − cL_max η)m_in) + bL_max η/(1 − cL_max η) for
+    η < 1/(step_c L_max), each on an instance where it is tight.
+
+    (i) E‖v‖² ≤ var·L_max(D + D̃) (shared with :func:`check_svrg_last_proof`, tight on
+    ridge terms with w − w* = −(w̃ − w*) along a row); (ii) convexity in the form
+    ⟨∇F(w), w − w*⟩ ≥ convex·(F(w) − F*), nearly an equality for the logistic loss
+    where it is nearly linear (one term, y = 1, σ = 1e-6, w far below w*); (iii)
+    ‖w̃ − w*‖² ≤ (sc/μ)(F(w̃) − F*), an equality along the Hessian's eigenvector of
+    eigenvalue μ (ridge); (iv) the proof's own bounds composed: summing
+    ‖e_{t+1}‖² ≤ ‖e_t‖² − η(2·convex − var·L_max η)D_t + var·L_max η² D̃ over the stage
+    and using (iii) gives sc/(μη(2·convex − var·L_max η)m_in) + var·L_max η/(2·convex −
+    var·L_max η), which must be at most the stated ρ on a grid of (μ, η, m_in), with
+    the second term below 1 for every η < 1/(step_c L_max) on the grid; (v) the theorem
+    on the exact second moments of a stage on 4 orthogonal ridge rows (μ = 0.1,
+    η = 0.1/L_max, m_in = 300; E of the snapshot's gap = the mean over t of E D_t).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states of (i).
+    var, convex, sc : float
+        The constants of steps (i)-(iii) (4, 1, 2).
+    a, b, c, step_c : float
+        The theorem's constants (1, 2, 2) and its step condition η < 1/(4 L_max).
+
+    Returns
+    -------
+    dict
+        ``var_ratio``, ``convex_ratio`` = max (F − F*)/⟨∇F, w − w*⟩,
+        ``sc_ratio`` = max μ‖w̃ − w*‖²/(2(F(w̃) − F*)), ``stage_ratio`` = (v)'s
+        left side over its right, ``factor`` = (v)'s ρ.
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_svrg_proof()
+    >>> r["convex_ratio"] > 0.98 and r["stage_ratio"] <= 1 and r["factor"] < 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    var_ratio, _ = _svrg_variance_step(rng, var, 40, 1e-4)
+    # (ii) one logistic term, y = 1, sigma = 1e-6: w* solves sgm(-w) = sigma w
+    sig = 1e-6
+    F = lambda w: np.logaddexp(0.0, -w) + 0.5 * sig * w * w      # noqa: E731
+    dF = lambda w: -1.0 / (1.0 + np.exp(w)) + sig * w             # noqa: E731
+    lo, hi = 0.0, 100.0
+    for _ in range(200):                                          # bisection on dF
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if dF(mid) < 0 else (lo, mid)
+    ws = 0.5 * (lo + hi)
+    w = ws - np.geomspace(1.0, 1e3, 400)
+    ratios = (F(w) - F(ws)) / (dF(w) * (w - ws))
+    assert np.all(convex * (F(w) - F(ws)) <= dF(w) * (w - ws) * (1 + 1e-12)), convex
+    convex_ratio = float(ratios.max())
+    # (iii) ridge: the eigenvector of the smallest eigenvalue mu of the Hessian
+    m4, mu = 4, 0.1
+    Hs = np.array([np.outer(x, x) + mu * np.eye(m4) for x in np.eye(m4)])
+    Hm = Hs.mean(0)
+    lam, vec = np.linalg.eigh(Hm)
+    sc_ratio = 0.0
+    for k in range(m4):
+        e = vec[:, k]
+        D = 0.5 * e @ Hm @ e
+        assert e @ e <= sc / lam[0] * D * (1 + 1e-12), (k, sc)
+        sc_ratio = max(sc_ratio, float(lam[0] * (e @ e) / (2 * D)))
+    # (iv) the composed bound against the stated rho, on a grid
+    for Lm in (1.0, 3.0):
+        for mu_ in (1e-3, 1e-1):
+            for m_in in (10, 1000):
+                for frac in (0.01, 0.1, 0.5, 0.9, 0.999):
+                    eta = frac / (4 * Lm)
+                    comp = (sc / (mu_ * eta * (2 * convex - var * Lm * eta) * m_in)
+                            + var * Lm * eta / (2 * convex - var * Lm * eta))
+                    rho = a / (mu_ * eta * (1 - c * Lm * eta) * m_in) + (
+                        b * Lm * eta / (1 - c * Lm * eta))
+                    assert comp <= rho * (1 + 1e-12), (comp, rho)
+    for frac in (0.5, 0.9, 0.999):                    # the step condition
+        eta = frac / (step_c * 1.0)
+        assert 0 < 1 - c * eta and b * eta / (1 - c * eta) < 1, (step_c, eta)
+    # (v) exact second moments of one stage, option II: mean over t of E D_t
+    Lmax = 1.0 + mu
+    eta, inner = 0.1 / Lmax, 300
+    factor = 1 / (mu * eta * (1 - 2 * Lmax * eta) * inner) + (
+        2 * Lmax * eta / (1 - 2 * Lmax * eta))
+    assert factor < 1, factor
+    stage_ratio = 0.0
+    for trial in range(8):
+        et = vec[:, 0] if trial == 0 else rng.standard_normal(m4)
+        Ms = _stage_second_moments(Hs, eta, et, inner)
+        Dsum = sum(0.5 * np.trace(Hm @ M) for M in Ms[:-1])   # E D_t, t < m_in
+        ratio = float(Dsum / inner / (factor * 0.5 * et @ Hm @ et))
+        assert ratio <= 1 + 1e-12, ratio
+        stage_ratio = max(stage_ratio, ratio)
+    return {"var_ratio": var_ratio, "convex_ratio": convex_ratio, "sc_ratio": sc_ratio,
+            "stage_ratio": stage_ratio, "factor": float(factor)}
+
+
 def check_svrg_last_proof(seed=0, *, var=4.0, smooth=0.5, step_c=2.0, m=40, mu=1e-4):
     """The steps of the proof of SVRG's rate with the last inner iterate as the next
     snapshot (option I, the book's thm-vr-svrg-last), each on an instance where it is tight.
@@ -366,25 +537,8 @@ def check_svrg_last_proof(seed=0, *, var=4.0, smooth=0.5, step_c=2.0, m=40, mu=1
     True
     """
     rng = np.random.default_rng(seed)
-    X = np.eye(m)
-    Lmax, L = 1.0 + mu, 1.0 / m + mu
-    Hs = np.array([np.outer(x, x) + mu * np.eye(m) for x in X])   # the Hessians
-    H = Hs.mean(0)
-
-    def gap(e):
-        return 0.5 * e @ H @ e
-
-    var_ratio, smooth_ratio = 0.0, 0.0
-    for trial in range(40):
-        a = X[trial % m] * (1 + rng.random())
-        e, et = (a, -a) if trial < m else (rng.standard_normal(m), rng.standard_normal(m))
-        V = (Hs @ (e - et)) + H @ et                  # v for each draw i (w* = 0)
-        Ev2 = np.mean(np.sum(V**2, axis=1))
-        bound = var * Lmax * (gap(e) + gap(et))
-        assert Ev2 <= bound * (1 + 1e-12), (Ev2, bound)
-        var_ratio = max(var_ratio, float(Ev2 / (4 * Lmax * (gap(e) + gap(et)))))
-        assert gap(et) <= smooth * L * (et @ et) * (1 + 1e-12), (gap(et), L)
-        smooth_ratio = max(smooth_ratio, float(gap(et) / (0.5 * L * (et @ et))))
+    var_ratio, smooth_ratio = _svrg_variance_step(rng, var, m, mu, smooth)
+    Lmax = 1.0 + mu
     eta = 1 / (step_c * Lmax)
     assert -2 * eta + var * Lmax * eta**2 <= 1e-15 * eta, (eta, var)
     # (iv) exact second moments of one stage: e+ = (I − ηH_i) e + η(H_i − H) ẽ
@@ -392,21 +546,13 @@ def check_svrg_last_proof(seed=0, *, var=4.0, smooth=0.5, step_c=2.0, m=40, mu=1
     X = np.eye(m)
     Lmax, L = 1.0 + mu, 1.0 / m + mu
     Hs = np.array([np.outer(x, x) + mu * np.eye(m) for x in X])
-    H = Hs.mean(0)
     eta = mu / (4 * Lmax * L)
     factor = (1 - eta * mu) ** inner + 2 * eta * Lmax * L / mu
     assert factor < 1, factor
     stage_ratio = 0.0
     for trial in range(8):
         et = X[0] if trial == 0 else rng.standard_normal(m)
-        M, C = np.outer(et, et), np.outer(et, et)     # E e eᵀ, E e ẽᵀ (w_0 = ẽ)
-        P = np.outer(et, et)
-        A = [np.eye(m) - eta * Hi for Hi in Hs]
-        B = [eta * (Hi - H) for Hi in Hs]
-        for _ in range(inner):
-            M = np.mean([Ai @ M @ Ai.T + Ai @ C @ Bi.T + Bi @ C.T @ Ai.T + Bi @ P @ Bi.T
-                         for Ai, Bi in zip(A, B)], axis=0)
-            C = np.mean([Ai @ C + Bi @ P for Ai, Bi in zip(A, B)], axis=0)
+        M = _stage_second_moments(Hs, eta, et, inner)[-1]
         ratio = float(np.trace(M) / (factor * (et @ et)))
         assert ratio <= 1 + 1e-12, ratio
         stage_ratio = max(stage_ratio, ratio)
