@@ -1,6 +1,7 @@
-"""The paper's generalized incoherence (Definition 4), its Lemma 2, the classical coherence
-it relates to, and the sampled preconditioner's spectral approximation (Theorem 6's event),
-against NumPy transcriptions."""
+"""The generalized incoherence (the book's definition, after the paper's Definition 4),
+its Lemma 2, the classical coherence it relates to, and the sampled preconditioner's
+spectral approximation (the event of the book's thm-pre-sample-norms), against NumPy
+transcriptions."""
 import math
 
 import numpy as np
@@ -21,7 +22,7 @@ def test_definition_and_lemma_2(rho):
     X = data()
     m, n = X.shape
     r = incoherence(X, sigma=rho * 0.5, beta=0.5)
-    # NumPy transcription of Definition 4 from the left singular vectors
+    # NumPy transcription of the book's definition from the left singular vectors
     A, sv, _ = np.linalg.svd(X / math.sqrt(m), full_matrices=False)
     c = sv ** 2
     wgt = c / (c + rho)
@@ -67,7 +68,7 @@ def test_rank_deficient_and_sparse():
 
 def test_sampled_spectral_bound_inequality():
     """||xtilde_i||^2 <= ||xhat_i||^2 / lambda_min(H^(-1/2) Hhat H^(-1/2)) for every row
-    and every sample (the deterministic step of Theorem 6's proof)."""
+    and every sample (the deterministic step of thm-pre-sample-norms' proof)."""
     X = data(m=500, n=12, seed=3)
     m, n = X.shape
     sigma, beta, s = 1e-3, 0.5, 80

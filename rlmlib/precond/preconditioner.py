@@ -282,8 +282,9 @@ class Preconditioner:
         Mean of ||xhat_i||^2 over all rows (equals ``numerical_rank`` when exact).
     coherence : float
         max_i ||xhat_i||^2 / numerical_rank (>= 1 when exact). For the exact
-        preconditioner this is the paper's generalized incoherence mu(sigma/beta) of the
-        data's left singular vectors (its Definition 4; Lemma 2 holds with equality), which
+        preconditioner this is the generalized incoherence mu(sigma/beta) of the data's
+        left singular vectors (the book's definition, after the paper's Definition 4
+        whose formula could not be checked; Lemma 2 holds with equality), which
         :func:`~rlmlib.precond.incoherence` computes independently from an SVD.
     factor_seconds, transform_seconds, build_seconds : float
         Time of the eigendecomposition (with the sampling), of Q = X U and the norms, and
@@ -644,7 +645,8 @@ def _gamma(c, ratio):
 
 
 def incoherence(X, *, sigma, beta):
-    """The paper's generalized incoherence (its Definition 4) and the classical coherence.
+    """The generalized incoherence (the book's, after the paper's Definition 4) and the
+    classical coherence.
 
     With the thin SVD X / sqrt(m) = A diag(sqrt(c)) V^T (A is m x r with orthonormal
     columns and rows a_i, c_j the non-zero eigenvalues of C = X^T X / m) and rho =
