@@ -247,4 +247,8 @@ def describe(rec):
             f"{rec['seconds_page'] / 60:.0f} minutes on {pv['cpus']} cores "
             f"({pv['machine']}{workers}, Python {pv['python']}, numba {pv['numba']})\n"
             f"rlmlib at commit {st['commit'][:10]}"
-            + (" with local changes" if st["rlmlib_modified"] else ""))
+            + (" with local changes" if st["rlmlib_modified"] else "")
+            + "".join(f"\n{', '.join(u['problems'])} re-run {u['date']} at commit "
+                      f"{u['commit'][:10]}"
+                      + (" with local changes" if u["rlmlib_modified"] else "")
+                      for u in rec.get("updates", ())))

@@ -548,9 +548,17 @@ def main(argv=None):
                     help="only item 4: rlmlib.lbfgs's pace against scikit-learn's lbfgs")
     ap.add_argument("--record", action="store_true",
                     help="save to data/recorded/bench_time_to_accuracy.json")
+    ap.add_argument("--update", action="store_true",
+                    help="with --record and --problems: re-run only those problems in the "
+                    "saved record, keep the others, and list the re-run (its commit, "
+                    "date and load) in the record's 'updates'")
     a = ap.parse_args(argv)
     from rlmlib.book import records
 
+    if a.update:
+        if not a.record or a.lbfgs or set(a.problems) == set(PROBLEMS):
+            ap.error("--update needs --record and a subset of --problems (not --lbfgs)")
+        return update(a)
     rec = records.start()
     rec["full"] = a.record
     rec["load_start"] = os.getloadavg()
@@ -564,3 +572,32 @@ def main(argv=None):
     return records.save(rec, name, what="issue 38 items 3-4: time to accuracy against "
                         "the solvers users pick", load_average=os.getloadavg(),
                         nice=os.nice(0))
+
+
+def update(a):
+    """Re-run ``a.problems`` on ``a.sets`` with the saved record's setup, put them in the
+    record in place of the old ones, and append the re-run's commit, date and loads to
+    ``rec['updates']`` (the record's own provenance stays that of the first run)."""
+    import json
+
+    from rlmlib.book import records
+
+    rec = records.load("bench_time_to_accuracy")
+    st = rec["setup"]
+    new = records.start()
+    load0 = os.getloadavg()
+    out = run(st["rows"], st["dense_rows"], st["reps"], st["cap_seconds"], a.problems,
+              a.sets)
+    for s, d in out["sets"].items():
+        rec["sets"][s]["problems"].update(d["problems"])
+        rec["sets"][s]["load"] = list(rec["sets"][s]["load"]) + list(d["load"])
+    rec.setdefault("updates", []).append(dict(
+        problems=list(a.problems), sets=list(a.sets), **new["started"],
+        load_start=list(load0), load_end=list(os.getloadavg())))
+    rec = records.plain(rec)
+    path = records.path_of("bench_time_to_accuracy")
+    path.write_text(json.dumps(rec, indent=1) + "\n")
+    print(table(rec))
+    print(f"updated {path.name}: {', '.join(a.problems)} re-run at "
+          f"{new['started']['commit'][:10]}")
+    return rec
