@@ -357,11 +357,8 @@ def output_tables(html_text):
 
 
 # tables that pages still print as text, counted by output_tables on the built book (the
-# number may only fall: print a new table as a numbered table, captions.table).  The
-# benchmarks page's are formatted as text by the library (rlmlib.book.bench.calls.report,
-# inputs.table, accuracy.table), which would need Markdown forms first.
+# number may only fall: show a new table as a numbered table, captions.table)
 PRINTED_TABLES_LEFT = {
-    "chapters/implementation/benchmarks.html": 6,
 }
 
 
