@@ -379,14 +379,9 @@ def rows(rec):
 
     Examples
     --------
-    >>> c = {"rlmlib sag": {"seconds": {"0.01": 1.0}},
-    ...      "sklearn sag": {"seconds": {"0.01": 2.0}}}
-    >>> rec = {"setup": {"targets": [0.01]}, "sets": {"sparse": {"problems": {
-    ...     "l2-logistic": {"contenders": c}}}}}
-    >>> rows(rec)[0]
-    ['problem', 'contender', 'sparse, gap 1e-02']
-    >>> rows(rec)[1][-1]
-    ['l2-logistic', 'fastest peer (s)', '2.00']
+    >>> one = {"l1": {"contenders": {"sklearn saga": {"seconds": {"0.01": 2.0}}}}}
+    >>> rows({"setup": {"targets": [0.01]}, "sets": {"dense": {"problems": one}}})[1]
+    [['l1', 'sklearn saga', '1.00'], ['l1', 'fastest peer (s)', '2.00']]
     """
     head = ["problem", "contender"] + [f"{s}, gap {e:.0e}" for s in rec["sets"]
                                        for e in rec["setup"]["targets"]]
