@@ -188,7 +188,12 @@ def captioned(text):
     for cell in jupytext.reads(text, fmt="md:myst").cells:
         if cell.cell_type == "code":
             fig = (cell.metadata.get("mystnb") or {}).get("figure")
-            items += computed_tables(cell.source)
+            tables = computed_tables(cell.source)
+            items += tables
+            gone = {"remove-cell", "remove-output"} & set(cell.metadata.get("tags", []))
+            if tables and gone:
+                bad.append(f"table {tables[0][1]} on a cell tagged {sorted(gone)}: its "
+                           "output is not in the book, Sphinx numbers nothing")
             bad += [f"a table displayed with Markdown() (code line {n}): show it with "
                     "captions.table(..., name='tbl-...', caption=...)"
                     for n in markdown_displays(cell.source)]
@@ -293,6 +298,9 @@ def test_planted_defects_are_found():
                                             '"|---|", "| 1 |"]\nMarkdown("\\n".join(rows))\n'
                                             '```\n'),
         "typed table without {table}": "Text.\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n",
+        "computed table on a removed cell": ('```{code-cell} ipython3\n:tags: [remove-cell]'
+                                             '\n\ncaptions.table(md, name="tbl-a", '
+                                             'caption="A.")\n```\n'),
         "computed table without label": ('```{code-cell} ipython3\ndisplay(captions.table('
                                          'md, caption="x"))\n```\n'),
     }
