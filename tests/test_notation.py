@@ -79,8 +79,9 @@ def _label_index() -> dict[str, tuple[Path, str]]:
             label = next(g for g in m.groups() if g)
             k = text[:m.start()].count("\n")
             if m.group(1):                      # inside a directive: fence to fence
-                top = max(i for i in range(k + 1) if lines[i].lstrip().startswith("```"))
-                fence = re.match(r"\s*(`+)", lines[top]).group(1)
+                top = max(i for i in range(k + 1)
+                          if lines[i].lstrip().startswith(("```", ":::")))
+                fence = re.match(r"\s*(`+|:+)", lines[top]).group(1)
                 end = _closing(lines, k, fence)
                 nxt = next((i for i in range(end + 1, len(lines)) if lines[i].strip()),
                            None)

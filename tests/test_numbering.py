@@ -12,7 +12,19 @@ So a number typed by hand is a defect wherever it is: a caption line "**Figure 3
 paper's numbers appear only as "the paper's Fig. 3".  The numbers are derived from the
 sources (:func:`numbered`) and must be the same in the student edition (tools/student.py
 removes solutions: a figure inside one would shift every later number of its page);
-tests/html/test_book_html.py compares them with the built book's."""
+tests/html/test_book_html.py compares them with the built book's.
+
+A table a cell PRINTS as text has no number and no caption, so it is outside the system too.
+What counts as a printed table (:func:`printed_tables`): in one printed output, three or
+more consecutive non-blank lines aligned in three or more columns, i.e. sharing at least
+two column gaps, a gap being two or more character positions blank on every one of the
+lines with text before and after it on each (a DataFrame's text repr, an f-string table
+with field widths); an HTML table in a cell's output that is not a numbered table (a
+DataFrame's HTML repr); a Markdown pipe table a cell displays with IPython's ``Markdown``
+instead of ``captions.table``.  The sources are checked for the last
+(:func:`markdown_displays`); the executed outputs for the others, by
+tests/html/test_book_html.py on the built book and by ``tools/renumber.py --outputs`` on
+executed notebooks."""
 import ast
 import re
 import sys
@@ -78,6 +90,97 @@ def computed_tables(source):
     return out
 
 
+def column_gaps(lines, width=2):
+    """The column gaps shared by `lines`: maximal runs of at least `width` positions blank
+    on every line, with a non-blank character before and after the run on every line."""
+    lines = [ln.rstrip().expandtabs() for ln in lines]
+    n = min(len(ln) for ln in lines)
+    blank = [all(ln[p] == " " for ln in lines) for p in range(n)]
+    out, p = [], 0
+    while p < n:
+        if not blank[p]:
+            p += 1
+            continue
+        q = p
+        while q < n and blank[q]:
+            q += 1
+        if q < n and q - p >= width and all(ln[:p].strip() for ln in lines):
+            out.append((p, q))
+        p = q
+    return out
+
+
+def printed_tables(text, rows=3, columns=3):
+    """The tables printed as text in one output: [lines of each], each a maximal run of at
+    least `rows` consecutive non-blank lines sharing at least `columns` - 1 column gaps."""
+    lines, found, i = text.splitlines(), [], 0
+    while i < len(lines):
+        end, j = None, i + rows
+        while (j <= len(lines) and all(ln.strip() for ln in lines[i:j])
+               and len(column_gaps(lines[i:j])) >= columns - 1):
+            end, j = j, j + 1
+        if end:
+            found.append(lines[i:end])
+            i = end
+        else:
+            i += 1
+    return found
+
+
+def notebook_printed_tables(nb):
+    """[(cell index, what, first line)] of the tables an executed notebook shows without a
+    caption: tables printed as text, HTML tables (DataFrames), Markdown pipe tables that
+    are not in a ``{table}`` directive.  Cells whose output the book removes are skipped."""
+    out = []
+    for k, cell in enumerate(nb["cells"]):
+        if cell.get("cell_type") != "code" or {"remove-output", "remove-cell"} & set(
+                cell.get("metadata", {}).get("tags", [])):
+            continue
+        for o in cell.get("outputs", []):
+            data = o.get("data", {})
+            if o.get("output_type") == "stream":
+                texts = ["".join(o.get("text", ""))]
+            elif "text/markdown" in data:
+                md = "".join(data["text/markdown"])
+                if re.search(r"^\s*\|", md, re.M) and not DIRECTIVE.search(md):
+                    out.append((k, "Markdown table without {table}", md.splitlines()[0]))
+                continue
+            elif "text/html" in data:
+                if "<table" in "".join(data["text/html"]):
+                    out.append((k, "HTML table (DataFrame?)", "".join(data["text/html"])[:60]))
+                continue
+            else:
+                texts = ["".join(data.get("text/plain", ""))]
+            out += [(k, "printed table", t[0]) for text in texts
+                    for t in printed_tables(text)]
+    return out
+
+
+def markdown_displays(source):
+    """Line numbers of IPython ``Markdown(...)`` calls in a cell that builds a pipe table:
+    a computed table shown without a number or caption (use ``captions.table``)."""
+    if "|" not in source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return sorted(n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call)
+                  and ast.unparse(n.func).split(".")[-1] == "Markdown")
+
+
+PIPE_TABLE = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ \t:|-]*-[ \t:|-]*\|[ \t]*$", re.M)
+TABLE_BLOCK = re.compile(r"^[ \t]*(?P<fence>:{3,}|`{3,})\{(?:table|list-table)\}.*?^[ \t]*(?P=fence)"
+                         r"[ \t]*$", re.M | re.S)
+
+
+def bare_tables(markdown):
+    """The first lines of the Markdown pipe tables typed outside a ``{table}`` directive
+    (no number, no caption)."""
+    return [m.group(0).splitlines()[0].strip()
+            for m in PIPE_TABLE.finditer(TABLE_BLOCK.sub("", markdown))]
+
+
 def captioned(text):
     """The figures and tables of a page in document order: [(kind, label, caption)], kind
     "Figure" or "Table" (what Sphinx numbers), and the problems of their markup."""
@@ -85,7 +188,15 @@ def captioned(text):
     for cell in jupytext.reads(text, fmt="md:myst").cells:
         if cell.cell_type == "code":
             fig = (cell.metadata.get("mystnb") or {}).get("figure")
-            items += computed_tables(cell.source)
+            tables = computed_tables(cell.source)
+            items += tables
+            gone = {"remove-cell", "remove-output"} & set(cell.metadata.get("tags", []))
+            if tables and gone:
+                bad.append(f"table {tables[0][1]} on a cell tagged {sorted(gone)}: its "
+                           "output is not in the book, Sphinx numbers nothing")
+            bad += [f"a table displayed with Markdown() (code line {n}): show it with "
+                    "captions.table(..., name='tbl-...', caption=...)"
+                    for n in markdown_displays(cell.source)]
             if fig is not None:
                 items.append(("Figure", fig.get("name"), str(fig.get("caption") or "")))
                 gone = {"remove-cell", "remove-output"} & set(cell.metadata.get("tags", []))
@@ -93,7 +204,11 @@ def captioned(text):
                     bad.append(f"figure {fig.get('name')} on a cell tagged {sorted(gone)}: "
                                "its output is not in the book, Sphinx numbers nothing")
         elif cell.cell_type == "markdown":
-            for m in DIRECTIVE.finditer(cell.source):
+            # an HTML comment is not rendered (the other edition's text of an edition block)
+            source = re.sub(r"<!--.*?-->", "", cell.source, flags=re.S)
+            bad += [f"a Markdown table outside a {{table}} directive: {first[:50]!r}"
+                    for first in bare_tables(source)]
+            for m in DIRECTIVE.finditer(source):
                 opts = dict(re.findall(r":([\w-]+):[ \t]*([^\n]*)", m.group("opts")))
                 kind = "Table" if "table" in m.group("kind") else "Figure"
                 caption = m.group("arg").strip()
@@ -179,6 +294,13 @@ def test_planted_defects_are_found():
         "uncaptioned table": ":::{table}\n:name: tbl-data\n| a |\n|---|\n:::\n",
         "figure on a removed cell": PLANTED_FIGURE.replace(
             "---\nplt", "tags: [remove-cell]\n---\nplt"),
+        "table displayed with Markdown()": ('```{code-cell} ipython3\nrows = ["| a |", '
+                                            '"|---|", "| 1 |"]\nMarkdown("\\n".join(rows))\n'
+                                            '```\n'),
+        "typed table without {table}": "Text.\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n",
+        "computed table on a removed cell": ('```{code-cell} ipython3\n:tags: [remove-cell]'
+                                             '\n\ncaptions.table(md, name="tbl-a", '
+                                             'caption="A.")\n```\n'),
         "computed table without label": ('```{code-cell} ipython3\ndisplay(captions.table('
                                          'md, caption="x"))\n```\n'),
     }
@@ -195,6 +317,44 @@ def test_planted_defects_are_found():
     assert any("student edition" in p for p in problems(drift, 7, stud))
     # the paper's numbers are not the book's
     assert problems("the paper's Fig. 3 and the paper's Table 2.\n") == []
+
+
+def test_printed_tables_are_found():
+    """A table printed as text (f-string widths, a DataFrame's repr) is found; a readout of
+    one or two lines, a two-column list, prose and printed code are not."""
+    fstring = ("slope of log(F - F*) against log(epoch)\n"
+               "  sigma   replacement     reshuffle        cyclic\n"
+               "   0.01         -0.98         -2.64         -1.99\n"
+               "  0.001         -0.95         -2.78         -1.94\n")
+    frame = ("   sigma  passes    gap\n0   0.01      12  0.003\n1  0.001      40  0.010\n"
+             "2  1e-04     130  0.020\n")
+    assert [t[0] for t in printed_tables(fstring)] == [fstring.splitlines()[1]]
+    assert len(printed_tables(frame)) == 1
+    assert len(printed_tables(frame + "\n" + fstring)) == 2
+    readout = "sigma = 0.01: 12 passes\nsigma = 0.001: 40 passes\n"
+    two_columns = "SGD        251\nAdaGrad    549\nAdam       464\nSGD-QN    3990\n"
+    prose = ("local_sgd did not reach 1e-6 in 30 rounds (its gap ended at 5.2e-06): its\n"
+             "steps shrink, so its error falls like 1/t, not geometrically; dask-ml lbfgs\n"
+             "reached it in 2.66 s on two workers, which the model explains by the\n")
+    code = ("        a = indptr[i]\n        b = indptr[i + 1]\n        z = 0.0\n"
+            "        G[j] += g * g                       # G_j <- G_j + g_j^2\n")
+    for text in (readout, two_columns, prose, code):
+        assert printed_tables(text) == [], text
+    nb = {"cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": fstring}]},
+        {"cell_type": "code", "metadata": {"tags": ["remove-output"]}, "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": fstring}]},
+        {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "execute_result",
+         "data": {"text/plain": frame, "text/html": "<table class='dataframe'>"}}]},
+        {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "display_data",
+         "data": {"text/markdown": "| a |\n|---|\n| 1 |"}}]},
+        {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "display_data",
+         "data": {"text/markdown": "::::{table} A.\n:name: tbl-a\n\n| a |\n|---|\n::::"}}]},
+    ]}
+    assert [(k, what) for k, what, _ in notebook_printed_tables(nb)] == [
+        (0, "printed table"), (2, "HTML table (DataFrame?)"),
+        (3, "Markdown table without {table}")]
 
 
 def test_numbers_follow_document_order_per_kind():

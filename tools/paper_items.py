@@ -73,14 +73,18 @@ def render(rows: list[dict], known: dict[str, str]) -> str:
         "",
     ]
     for paper in dict.fromkeys(r["paper"] for r in rows):
-        lines += [f"## {paper}", "", "| item | where | status | what the book shows |",
-                  "|---|---|---|---|"]
+        # a numbered, captioned table of the book's one system (tests/test_numbering.py)
+        slug = re.sub(r"[^a-z0-9]+", "-", paper.lower()).strip("-")
+        lines += [f"## {paper}", "",
+                  f"::::{{table}} {paper}: the paper's items and where the book treats "
+                  "them.", f":name: tbl-items-{slug}", "",
+                  "| item | where | status | what the book shows |", "|---|---|---|---|"]
         for r in rows:
             if r["paper"] == paper:
                 ref = "{" + known[r["where"]] + "}`" + r["where"] + "`"
                 lines.append(f"| {cell(r['item'])} | {ref} | {r['status']} | "
                              f"{cell(r['reason'])} |")
-        lines.append("")
+        lines += ["::::", ""]
     text = "\n".join(lines)
     # the round-trip form tools/normalize_sources.py keeps every chapter in
     return jupytext.writes(jupytext.reads(text, fmt="md:myst"), fmt="md:myst")

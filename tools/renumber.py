@@ -2,6 +2,9 @@
 
     python tools/renumber.py            # list every label with its number, page by page
     python tools/renumber.py --check    # exit 1 (listing them) on a typed caption or number
+    python tools/renumber.py --outputs NB.ipynb ...   # exit 1 on a table an executed
+                                        # notebook shows without a number (printed as text,
+                                        # a DataFrame, a Markdown table outside {table})
 
 Figures and tables are numbered by Sphinx (numfig) and cited with {numref}: a figure drawn
 by a code cell has `mystnb: figure: {caption, name: fig-...}` in the cell's metadata, a
@@ -18,10 +21,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
 
-from test_numbering import CHAPTERS, PAGES, numbered, problems  # noqa: E402
+from test_numbering import (CHAPTERS, PAGES, notebook_printed_tables,  # noqa: E402
+                            numbered, problems)
+
+
+def outputs(paths: list[str]) -> int:
+    import json
+
+    bad = 0
+    for path in paths:
+        for k, what, first in notebook_printed_tables(json.loads(Path(path).read_text())):
+            print(f"{path} cell {k}: {what}: {first[:70]!r}")
+            bad += 1
+    return 1 if bad else 0
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--outputs"]:
+        return outputs(argv[1:])
     check, bad = "--check" in argv, 0
     for page in PAGES:
         text = (ROOT / page).read_text(encoding="utf8")

@@ -322,6 +322,76 @@ def test_code_and_printed_output_fit(page):
         f"{'output' if out else 'code'}: {line[:70]}..." for out, line in bad[:5])
 
 
+class _OutputTables(_Pre):
+    """The tables of a page's cell outputs: every <pre> block of printed output and, for
+    every HTML <table> inside a cell's output, whether Sphinx numbered it (a caption with
+    its caption-number: a ``captions.table``) or not (a DataFrame's HTML repr)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables = []          # [numbered?] of the <table>s in cell outputs
+
+    def handle_starttag(self, tag, attrs):
+        super().handle_starttag(tag, attrs)
+        a = dict(attrs)
+        if tag == "table" and any("cell_output" in c for _, c in self.stack[:-1]):
+            self.tables.append(False)
+        elif (tag == "span" and "caption-number" in (a.get("class") or "") and self.tables
+              and any(t == "table" for t, _ in self.stack[:-1])):
+            self.tables[-1] = True
+
+
+def output_tables(html_text):
+    """[(what, first line)] of the tables a page's cell outputs show without a number: tables
+    printed as text (tests/test_numbering.py's printed_tables) and unnumbered HTML tables."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from test_numbering import printed_tables
+
+    p = _OutputTables()
+    p.feed(html_text)
+    return ([("printed table", t[0]) for out, text in p.blocks if out
+             for t in printed_tables(text)]
+            + [("HTML table without a number", "") for numbered in p.tables if not numbered])
+
+
+# tables that pages still print as text, counted by output_tables on the built book (the
+# number may only fall: show a new table as a numbered table, captions.table)
+PRINTED_TABLES_LEFT = {
+}
+
+
+def test_output_tables_are_found():
+    """A printed table and a DataFrame's HTML table are found; a numbered table is not."""
+    rows = "  sigma   passes     gap\n   0.01       12   0.003\n  0.001       40   0.010\n"
+    page = ('<div class="cell_output docutils container"><div class="output stream">'
+            f'<pre><span></span>{rows}</pre></div>'
+            '<div class="output text_html"><table class="dataframe"><tr><td>1</td></tr>'
+            '</table></div>'
+            '<table class="table" id="tbl-a"><caption><span class="caption-number">Table 1.1'
+            ' </span><span class="caption-text">A.</span></caption><tr><td>1</td></tr>'
+            '</table></div>'
+            f'<pre>{rows}</pre>')  # a code block, not an output
+    assert output_tables(page) == [("printed table", "  sigma   passes     gap"),
+                                   ("HTML table without a number", "")]
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("chapters/")])
+def test_tables_in_outputs_are_numbered(page):
+    """Every table a page's code shows is a numbered, captioned table of the one system
+    (tests/test_numbering.py): none printed as text, none an unnumbered HTML table, beyond
+    the ones PRINTED_TABLES_LEFT still counts."""
+    found = output_tables((HTML / page).read_text(encoding="utf8"))
+    left = PRINTED_TABLES_LEFT.get(page, 0)
+    assert len(found) <= left, (
+        f"{page}: {len(found)} tables in the outputs without a number (allowed {left}); "
+        "show them with rlmlib.book.captions.table: " + "; ".join(
+            f"{what}: {first!r}" for what, first in found))
+    assert len(found) == left, (f"{page}: {len(found)} unnumbered output tables left, "
+                                f"PRINTED_TABLES_LEFT says {left}: lower it")
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_markdown_tables_in_outputs_are_tables(page):
     """A table a cell displays (display(Markdown(...))) is rendered as a table, not as a

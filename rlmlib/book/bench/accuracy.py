@@ -344,6 +344,51 @@ def peer_best(cs, eps):
     return min(t.items(), key=lambda kv: kv[1]) if t else (None, None)
 
 
+def _lines(rec):
+    """(problem, label, [ratio or seconds or None per set and target]) of :func:`table`,
+    in its order: each contender's seconds to each target as a ratio to the fastest
+    peer's, then the fastest peer's seconds (label "fastest peer (s)")."""
+    targets = rec["setup"]["targets"]
+    sets = list(rec["sets"])
+    problems = list(next(iter(rec["sets"].values()))["problems"])
+    for pb in problems:
+        names = []
+        for s in sets:
+            names += [k for k in rec["sets"][s]["problems"][pb]["contenders"]
+                      if k not in names]
+        for k in names + [None]:
+            cells = []
+            for s in sets:
+                cs = rec["sets"][s]["problems"][pb]["contenders"]
+                for e in targets:
+                    best = peer_best(cs, e)[1]
+                    t = best if k is None else \
+                        cs.get(k, {}).get("seconds", {}).get(str(e))
+                    cells.append(None if t is None or not best
+                                 else (t if k is None else t / best))
+            if k is None or any("seconds" in rec["sets"][s]["problems"][pb]
+                                ["contenders"].get(k, {}) or "budget" in rec["sets"][s]
+                                ["problems"][pb]["contenders"].get(k, {}) for s in sets):
+                yield pb, "fastest peer (s)" if k is None else k, cells
+
+
+def rows(rec):
+    """The recorded run as (header, rows) for :func:`rlmlib.book.captions.markdown_table`:
+    one row per problem and contender, one column per set and target (the cells of
+    :func:`table`, ``-``: not reached within the cap).
+
+    Examples
+    --------
+    >>> one = {"l1": {"contenders": {"sklearn saga": {"seconds": {"0.01": 2.0}}}}}
+    >>> rows({"setup": {"targets": [0.01]}, "sets": {"dense": {"problems": one}}})[1]
+    [['l1', 'sklearn saga', '1.00'], ['l1', 'fastest peer (s)', '2.00']]
+    """
+    head = ["problem", "contender"] + [f"{s}, gap {e:.0e}" for s in rec["sets"]
+                                       for e in rec["setup"]["targets"]]
+    return head, [[pb, label, *("-" if v is None else f"{v:.2f}" for v in cells)]
+                  for pb, label, cells in _lines(rec)]
+
+
 def table(rec):
     """The recorded run as text: per problem, each contender's median seconds to each
     target as a ratio to the fastest peer's (``-``: not reached within the cap), one block
@@ -378,28 +423,13 @@ def table(rec):
     block = w * len(targets)
     lines = [f"{'':26s}" + "".join(f"{s:>{block}s}" for s in sets),
              f"{'gap':26s}" + "".join(f"{e:>{w}.0e}" for _ in sets for e in targets)]
-    problems = list(next(iter(rec["sets"].values()))["problems"])
-    for pb in problems:
-        lines.append(pb)
-        names = []
-        for s in sets:
-            names += [k for k in rec["sets"][s]["problems"][pb]["contenders"]
-                      if k not in names]
-        for k in names + [None]:
-            cells = []
-            for s in sets:
-                cs = rec["sets"][s]["problems"][pb]["contenders"]
-                for e in targets:
-                    best = peer_best(cs, e)[1]
-                    t = best if k is None else \
-                        cs.get(k, {}).get("seconds", {}).get(str(e))
-                    v = None if t is None or not best else (t if k is None else t / best)
-                    cells.append(f"{v:{w}.2f}" if v is not None else f"{'-':>{w}s}")
-            if k is None or any("seconds" in rec["sets"][s]["problems"][pb]
-                                ["contenders"].get(k, {}) or "budget" in rec["sets"][s]
-                                ["problems"][pb]["contenders"].get(k, {}) for s in sets):
-                label = "fastest peer (s)" if k is None else k
-                lines.append(f"  {label[:24]:24s}" + "".join(cells))
+    last = None
+    for pb, label, cells in _lines(rec):
+        if pb != last:
+            lines.append(pb)
+            last = pb
+        lines.append(f"  {label[:24]:24s}" + "".join(
+            f"{v:{w}.2f}" if v is not None else f"{'-':>{w}s}" for v in cells))
     return "\n".join(lines)
 
 

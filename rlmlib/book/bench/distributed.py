@@ -515,20 +515,29 @@ def slower(rec, W="2"):
     return out
 
 
-def model_lines(rec):
+def model_rows(rec):
     """The model's round time against the measured one (W = 1, 2, 4, K = 4) and the
-    projection to 64 workers, as text lines of at most 88 characters."""
-    proj = rec["projection"]
-    lines = [f"{'':10s}{'W':>4s}{'round s (measured)':>20s}{'round s (model)':>17s}"
-             f"{'to 1e-3 (model)':>17s}{'to 1e-6 (model)':>17s}"]
+    projection to 64 workers, as (header, rows) for
+    :func:`rlmlib.book.captions.markdown_table` (``-``: not measured or not reached).
+
+    Examples
+    --------
+    >>> p = {"round_s": 0.1, "1e-3": 0.5, "1e-6": None}
+    >>> rec = {"workers": {"1": {m: {"round_s": 0.2} for m in RLMLIB_METHODS}},
+    ...        "projection": {m: {"1": p, "64": p} for m in RLMLIB_METHODS}}
+    >>> model_rows(rec)[1][1]
+    ['local_sgd', '64', '-', '0.100', '0.500', '-']
+    """
+    head = ["method", "workers", "round s (measured)", "round s (model)",
+            "to 1e-3 (model)", "to 1e-6 (model)"]
+    out = []
     for meth in RLMLIB_METHODS:
-        for W, p in proj[meth].items():
+        for W, p in rec["projection"][meth].items():
             meas = (rec["workers"][W][meth]["round_s"] if W in rec["workers"]
                     else None)
-            cells = "".join(_cell2(p[k], 17) for k in KEYS)
-            lines.append(f"{meth:10s}{W:>4s}{_cell2(meas, 20)}{_cell2(p['round_s'], 17)}"
-                         f"{cells}")
-    return lines
+            out.append([meth, W, *("-" if v is None else f"{v:.3f}"
+                                   for v in (meas, p["round_s"], *(p[k] for k in KEYS)))])
+    return head, out
 
 
 def model_ratios(rec):
@@ -545,7 +554,3 @@ def model_ratios(rec):
     return {meth: {W: rec["workers"][W][meth]["round_s"] / p["round_s"]
                    for W, p in rec["projection"][meth].items() if W in rec["workers"]}
             for meth in RLMLIB_METHODS}
-
-
-def _cell2(v, w):
-    return f"{'-':>{w}s}" if v is None else f"{v:{w}.3f}"

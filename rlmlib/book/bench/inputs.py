@@ -234,10 +234,30 @@ def report_form(form, r):
           f"{r['load'][0]:.1f}-{r['load'][1]:.1f}", flush=True)
 
 
+def rows(rec):
+    """The recorded run as (header, rows): one row per input form, ``check`` = check_X_y
+    in SpMV units, then each solver's median ratio rlmlib / peer (``-``: not run), then the
+    highest load average seen while the form ran; for :func:`table` or
+    :func:`rlmlib.book.captions.markdown_table`.
+
+    Examples
+    --------
+    >>> rec = {"forms": {"CSR": {"check_spmv": 0.5, "load": [1.0, 2.0], "solvers": {
+    ...     "sgd": {"ratio": 0.25, "peer": "SGDClassifier(hinge)"}}}}}
+    >>> rows(rec)
+    (['form', 'check', 'sgd', 'load'], [['CSR', '0.50', '0.25', '2.0']])
+    """
+    forms = rec["forms"]
+    names = list(next(iter(forms.values()))["solvers"]) if forms else []
+    out = [[form, f"{r['check_spmv']:.2f}",
+            *(f"{r['solvers'][n]['ratio']:.2f}" if n in r["solvers"] else "-"
+              for n in names), f"{max(r['load']):.1f}"] for form, r in forms.items()]
+    return ["form", "check", *names, "load"], out
+
+
 def table(rec):
-    """The recorded run as text, one line per input form: ``check`` = check_X_y in SpMV
-    units, then each solver's median ratio rlmlib / peer, then the highest load average
-    seen while the form ran (lines of at most 88 characters).
+    """The recorded run as text, one line per input form (:func:`rows`; lines of at most
+    88 characters).
 
     Parameters
     ----------
@@ -257,26 +277,37 @@ def table(rec):
     form                      check   sgd  load
     CSR                        0.50  0.25   2.0
     """
-    forms = rec["forms"]
-    names = list(next(iter(forms.values()))["solvers"]) if forms else []
-    widths = [max(5, len(n)) for n in names]
-    head = f"{'form':24s} {'check':>6s} " + " ".join(
-        f"{n:>{w}s}" for n, w in zip(names, widths)) + f" {'load':>5s}"
-    lines = [head]
-    for form, r in forms.items():
-        ratios = " ".join(f"{r['solvers'][n]['ratio']:{w}.2f}" if n in r["solvers"]
-                          else f"{'-':>{w}s}" for n, w in zip(names, widths))
-        lines.append(f"{form[:24]:24s} {r['check_spmv']:6.2f} {ratios} "
-                     f"{max(r['load']):5.1f}")
-    return "\n".join(lines)
+    head, body = rows(rec)
+    widths = [24, 6] + [max(5, len(n)) for n in head[2:-1]] + [5]
+    return "\n".join(" ".join(f"{c[:24]:24s}" if i == 0 else f"{c:>{w}s}"
+                               for i, (c, w) in enumerate(zip(line, widths)))
+                      for line in [head] + body)
+
+
+def check_rows(rec):
+    """The validation passes of the recorded run as (header, rows), in multiples of one
+    product ``X @ w`` of the same form: rlmlib's ``check_X_y`` (the pass), with the m
+    copies of the column indices that some solvers index dense rows through (dense forms
+    only), and scikit-learn's own check (:func:`peer_check`); '-' where the record has no
+    such column (runs before it was measured). For :func:`checks` or
+    :func:`rlmlib.book.captions.markdown_table`.
+
+    Examples
+    --------
+    >>> rec = {"forms": {"CSC": {"check_spmv": 3.0, "peer_check_spmv": 2.5}}}
+    >>> check_rows(rec)
+    (['form', 'rlmlib', '+ indices', 'scikit-learn'], [['CSC', '3.00', '-', '2.50']])
+    """
+    def cell(r, k):
+        return f"{r[k]:.2f}" if k in r else "-"
+
+    return (["form", "rlmlib", "+ indices", "scikit-learn"],
+            [[form, cell(r, "check_spmv"), cell(r, "tiled_spmv"),
+              cell(r, "peer_check_spmv")] for form, r in rec["forms"].items()])
 
 
 def checks(rec):
-    """The validation passes of the recorded run as text, in multiples of one product
-    ``X @ w`` of the same form: rlmlib's ``check_X_y`` (the pass), with the m copies of the
-    column indices that some solvers index dense rows through (dense forms only), and
-    scikit-learn's own check (:func:`peer_check`); '-' where the record has no such column
-    (runs before it was measured).
+    """:func:`check_rows` as text.
 
     Examples
     --------
@@ -287,14 +318,10 @@ def checks(rec):
     CSC                         3.00          -          2.50
     dense                       0.50       1.20             -
     """
-    def cell(r, k, w):
-        return f"{r[k]:{w}.2f}" if k in r else f"{'-':>{w}s}"
-
-    lines = [f"{'form':24s} {'rlmlib':>7s} {'+ indices':>10s} {'scikit-learn':>13s}"]
-    for form, r in rec["forms"].items():
-        lines.append(f"{form[:24]:24s} {cell(r, 'check_spmv', 7)} "
-                     f"{cell(r, 'tiled_spmv', 10)} {cell(r, 'peer_check_spmv', 13)}")
-    return "\n".join(lines)
+    head, body = check_rows(rec)
+    w = (7, 10, 13)
+    return "\n".join(f"{r[0][:24]:24s} " + " ".join(f"{c:>{k}s}" for c, k in zip(r[1:], w))
+                     for r in [head] + body)
 
 
 def main(argv=None):
