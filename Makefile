@@ -239,7 +239,8 @@ record-timings: $(STAMP)
 # Binder's first run: seconds from a fresh kernel to the first figure of every chapter, with
 # an empty numba cache (cold) and with the cache postBuild warms (warm), written to
 # data/recorded/timings/first_figure.json (shown on chapters/implementation/index.md).
-# Every chapter twice plus one warming pass: about 10 minutes on two idle cores.
+# Every chapter twice (to its first figure) and once whole (the warming, as postBuild):
+# about 15 minutes on two idle cores, most of it the warming.
 record-first-figure: $(STAMP)
 	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record-first-figure] commit rlmlib first: the record names the commit it ran"; exit 1; }
 	RLMLIB_RECORD_WAIT=600 $(PY) tools/measure_first_figure.py --record
