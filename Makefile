@@ -25,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 #                          plt.show() figure at all (explore() does not use pyplot)
 BUILD_ENV := RLMLIB_EXPLORE=static TQDM_DISABLE=1 MPLBACKEND=module://matplotlib_inline.backend_inline
 
-.PHONY: book book-html student-src book-student-html test unit html-test book-student pdf pdf-main pdf-student a11y bench bench-env record record-timings stress clean env \
+.PHONY: book book-html student-src book-student-html test unit html-test book-student pdf pdf-main pdf-student a11y bench bench-env record record-timings record-first-figure stress clean env \
         lab instructors-env assignments assignments-test
 
 # ----------------------------------------------------------------------------- environment
@@ -234,6 +234,16 @@ record-timings: $(STAMP)
 	RLMLIB_RECORD_TIMINGS=1 RLMLIB_RECORD_MAX_LOAD=$${RLMLIB_RECORD_MAX_LOAD:-2.5} \
 	  RLMLIB_RECORD_WAIT=600 $(PY) -m pytest -q -s \
 	  tests/html/test_explorables_browser.py
+	git status --short data/recorded/timings
+
+# Binder's first run: seconds from a fresh kernel to the first figure of every chapter, with
+# an empty numba cache (cold) and with the cache postBuild warms (warm), written to
+# data/recorded/timings/first_figure.json (shown on chapters/implementation/index.md).
+# Every chapter twice (to its first figure) and once whole (the warming, as postBuild):
+# about 15 minutes on two idle cores, most of it the warming.
+record-first-figure: $(STAMP)
+	@test -z "$$(git status --porcelain rlmlib)" || { echo "[record-first-figure] commit rlmlib first: the record names the commit it ran"; exit 1; }
+	RLMLIB_RECORD_WAIT=600 $(PY) tools/measure_first_figure.py --record
 	git status --short data/recorded/timings
 
 # The suite on a busy machine, on other BLAS kernels and on one numba thread

@@ -15,6 +15,8 @@ from rlmlib.book import records, timings
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(ROOT.glob("chapters/*/*.md"))
 MEASURED = re.compile(r"timings\.measure\(\s*(?:#[^\n]*\n\s*)?\"([\w-]+)\"")
+# records a page only reads (made by a tool: tools/measure_first_figure.py --record)
+LOADED = re.compile(r"timings\.load\(\s*\"([\w-]+)\"")
 
 
 @pytest.fixture
@@ -93,6 +95,8 @@ def test_every_record_a_page_uses_exists_and_names_a_commit_here():
 
 def test_no_record_is_left_over():
     used = set(_used_records()) | {"explorable-latency"}    # the browser test's
+    used |= {n for page in PAGES
+             for n in LOADED.findall(page.read_text())}
     kept = {p.stem for p in timings.TIMINGS_DIR.glob("*.json")}
     assert kept <= used, kept - used
 

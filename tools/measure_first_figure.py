@@ -4,10 +4,18 @@ after `tools/warm_numba_cache.py --chapters` (as postBuild runs it) filled it (w
 the image now ships).
 
     .venv/bin/python tools/measure_first_figure.py [--warm-only] [PAGE.md ...]
+    .venv/bin/python tools/measure_first_figure.py --record   # quiet machine
+
+Named pages are warmed by executing just them (every chapter: postBuild's command).
 
 The first figure is the first output holding a PNG, an explorable (static HTML) or a live
 widget.  Prints one line per chapter; nothing asserts on these times (they depend on the
-machine and its load).
+machine and its load).  With --record (every chapter, cold and warm; `make
+record-first-figure`) the times are also written to
+data/recorded/timings/first_figure.json through `rlmlib.book.timings.measure`, with the
+commit, the machine and the load average before and after (refused above
+RLMLIB_RECORD_MAX_LOAD, after waiting up to RLMLIB_RECORD_WAIT seconds for the load to
+fall); the page "How the book is built" (chapters/implementation/index.md) shows it.
 """
 from __future__ import annotations
 
@@ -20,6 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the timing record --record writes (data/recorded/timings/first_figure.json)
+RECORD_NAME = "first_figure"
 FIGURE = ("image/png", "application/vnd.jupyter.widget-view+json")
 
 
@@ -86,14 +96,33 @@ def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, i
         km.shutdown_kernel(now=True)
 
 
-def main(argv: list[str]) -> int:
-    """``measure_first_figure.py [--warm-only] [PAGE ...]``: every chapter when no page is
-    named.  --warm-only skips the cold runs and the warming, and uses the cache a build
-    (`make book`, which executes every chapter) left in .numba_cache/: the same kernels
-    postBuild compiles."""
-    warm_only = "--warm-only" in argv
-    argv = [a for a in argv if a != "--warm-only"]
-    pages = [Path(a).resolve() for a in argv] or chapter_pages()
+def warm_cache(cache: str, pages: list[Path] | None, tmp: str) -> None:
+    """Fill the numba cache ``cache`` as Binder's postBuild does
+    (`warm_numba_cache.py --chapters`: every solver, then every chapter executed); with
+    ``pages``, by executing just those pages, one after another, in the build's
+    environment (a page loads only the kernels it compiles itself, so its warm time is
+    the same; a test of a few pages then costs minutes, not a whole book)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    if pages is None:
+        subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py"),
+                        "--chapters"], env=env, check=True, stdout=subprocess.DEVNULL)
+        return
+    env.update(RLMLIB_EXPLORE="static", TQDM_DISABLE="1",   # the Makefile's BUILD_ENV
+               MPLBACKEND="module://matplotlib_inline.backend_inline")
+    jupytext = Path(sys.executable).with_name("jupytext")
+    for md in pages:
+        subprocess.run([str(jupytext), "--to", "notebook", "--execute", str(md), "-o",
+                        str(Path(tmp) / f"warm-{md.stem}.ipynb")], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def measure(pages: list[Path], warm_only: bool = False, every: bool = False) -> dict:
+    """Cold and warm seconds to the first figure of each page (as plain JSON, for a
+    record): ``{"chapters": {path: {"cell", "cold", "warm"}}, "no_figure": [...],
+    "warming_seconds": ...}``; cold and warming are missing with ``warm_only``.  The
+    warming runs postBuild's command when ``every`` (``pages`` are all the chapters),
+    else it executes the pages (:func:`warm_cache`)."""
+    out = {"chapters": {}, "no_figure": []}
     with tempfile.TemporaryDirectory(prefix="rlm-numba-") as tmp:
         cold, warm = {}, {}
         if warm_only:
@@ -102,26 +131,67 @@ def main(argv: list[str]) -> int:
         else:
             for md in pages:   # each cold run starts from an empty cache
                 empty = tempfile.mkdtemp(dir=tmp)
-                cold[md] = first_figure(md, empty)
+                try:
+                    cold[md] = first_figure(md, empty)
+                except RuntimeError as e:          # a page without a figure
+                    print(f"[first-figure] {md.relative_to(ROOT)}: {e}", flush=True)
+                else:
+                    print(f"[first-figure] {str(md.relative_to(ROOT)):45s} cell "
+                          f"{cold[md][1]:2d}, cold {cold[md][0]:5.1f} s", flush=True)
             cache = tempfile.mkdtemp(dir=tmp)
             t = time.perf_counter()
-            subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py"),
-                            "--chapters"],
-                           env=dict(os.environ, NUMBA_CACHE_DIR=cache), check=True,
-                           stdout=subprocess.DEVNULL)
-            print(f"[first-figure] warming the cache took {time.perf_counter() - t:.1f} s")
+            warm_cache(cache, None if every else pages, tmp)
+            out["warming_seconds"] = time.perf_counter() - t
+            print("[first-figure] warming the cache took "
+                  f"{out['warming_seconds']:.1f} s")
         for md in pages:
             try:
                 warm[md] = first_figure(md, cache)
             except RuntimeError as e:          # a page without a figure
                 print(f"[first-figure] {md.relative_to(ROOT)}: {e}", flush=True)
         for md in pages:
+            name = str(md.relative_to(ROOT))
             if md not in warm:
+                out["no_figure"].append(name)
                 continue
             w, k = warm[md]
+            out["chapters"][name] = dict(cell=k, warm=w)
+            if md in cold:
+                out["chapters"][name]["cold"] = cold[md][0]
             c = f"cold {cold[md][0]:5.1f} s, " if md in cold else ""
-            print(f"[first-figure] {str(md.relative_to(ROOT)):45s} cell {k:2d}, {c}"
-                  f"warm {w:5.1f} s")
+            print(f"[first-figure] {name:45s} cell {k:2d}, {c}warm {w:5.1f} s")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``measure_first_figure.py [--warm-only | --record] [PAGE ...]``: every chapter
+    when no page is named.  --warm-only skips the cold runs and the warming, and uses
+    the cache a build (`make book`, which executes every chapter) left in .numba_cache/:
+    the same kernels postBuild compiles.  --record measures every chapter cold and warm
+    and writes data/recorded/timings/first_figure.json (quiet machine: see above)."""
+    warm_only, record = "--warm-only" in argv, "--record" in argv
+    argv = [a for a in argv if a not in ("--warm-only", "--record")]
+    if unknown := [a for a in argv if a.startswith("-")]:
+        print(f"measure_first_figure.py: unknown option(s) {unknown}; usage: "
+              "[--warm-only | --record] [PAGE.md ...]", file=sys.stderr)
+        return 2
+    if record and (warm_only or argv):
+        print("measure_first_figure.py: --record measures every chapter cold and "
+              f"warm: name no page and no --warm-only (got {sys.argv[1:]})",
+              file=sys.stderr)
+        return 2
+    pages = [Path(a).resolve() for a in argv] or chapter_pages()
+    if missing := [str(p) for p in pages if not p.is_file()]:
+        print(f"measure_first_figure.py: no such page(s): {missing}", file=sys.stderr)
+        return 2
+    if not record:
+        measure(pages, warm_only, every=not argv)
+        return 0
+    sys.path.insert(0, str(ROOT))
+    from rlmlib.book import timings
+
+    os.environ[timings.RECORD_ENV] = "1"     # timings.measure writes the record
+    timings.measure(RECORD_NAME, measure, pages, every=True)
     return 0
 
 
