@@ -107,6 +107,7 @@ def warm_cache(cache: str, pages: list[Path] | None, tmp: str) -> None:
     environment (a page loads only the kernels it compiles itself, so its warm time is
     the same; a test of a few pages then costs minutes, not a whole book)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.pop("RLMLIB_RECORD_TIMINGS", None)   # the warming pages' own timings record nothing
     if pages is None:
         subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py"),
                         "--chapters"], env=env, check=True, stdout=subprocess.DEVNULL)
