@@ -84,6 +84,20 @@ SOLVERS = {
     "adagrad": adagrad, "adam": adam,
 }
 
+#: The registered solvers of kind "distributed" (``rlmlib.distributed``; DESIGN.md, "The
+#: registry"), name -> solver taking in-memory rows ``(X, y, *, sigma, epochs, ...)`` with
+#: the one driver's checks and messages, returning a Result: ``local_sgd`` and ``cocoa``
+#: cut the rows into ``partitions`` blocks on the workers of the current Dask client,
+#: ``hogwild`` runs lock-free threads in this process. Apart from SOLVERS, which the serial
+#: suites (bounds sweep, fuzz, estimators, sweeps) call thousands of times each;
+#: tests/test_distributed_registry.py runs the shared checks on these on a cluster.
+from .distributed.adapters import registered as _registered  # noqa: E402
+
+DISTRIBUTED = _registered()
+#: Every registered solver's kind: "serial" (in SOLVERS) or "distributed" (in DISTRIBUTED).
+SOLVER_KINDS = {**dict.fromkeys(SOLVERS, "serial"),
+                **dict.fromkeys(DISTRIBUTED, "distributed")}
+
 # Heavier pieces (scikit-learn, scipy.sparse) load on first use, so `import rlmlib` stays fast.
 _LAZY = {
     "RLMClassifier": "estimators",

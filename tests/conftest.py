@@ -42,3 +42,28 @@ def breast_cancer_std():
     X, y = load_breast_cancer(return_X_y=True)
     X = (X - X.mean(0)) / X.std(0)
     return X, y
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One Dask cluster for the distributed tests (tests/test_distributed.py and
+    tests/test_distributed_registry.py): two single-threaded worker processes, 1 GiB
+    each; SCHEDULER=tcp://host:port runs them on that cluster instead (its workers must
+    see this machine's temporary files). Started on first use, so the other tests never
+    pay for it; the default client, which the registered solvers use without client=."""
+    import logging
+    import os
+
+    distributed = pytest.importorskip("distributed")
+    if os.environ.get("SCHEDULER"):
+        cl = distributed.Client(os.environ["SCHEDULER"])
+        yield cl
+        cl.close()
+        return
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       memory_limit="1GiB", dashboard_address=":0",
+                                       silence_logs=logging.CRITICAL)
+    cl = distributed.Client(cluster)
+    yield cl
+    cl.close()
+    cluster.close()

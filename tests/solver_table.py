@@ -36,6 +36,25 @@ SOLVER_TABLE = {
     "adam": dict(kwargs=dict(epochs=2, step=0.01), steps="epochs"),
 }
 
+#: The registered solvers of kind "distributed" (rlmlib.DISTRIBUTED), for
+#: tests/test_distributed_registry.py, which runs them on a LocalCluster of two worker
+#: processes: ``kwargs`` their smallest call (besides X, y, sigma), ``serial`` the serial
+#: solver and its kwargs (inner="m": the number of rows) that one worker/one partition
+#: (``one``) must reproduce to rounding with ``losses``, where the algorithm says so (hogwild: dense rows, where every feature is in
+#: every support, so its per-support regularization is SGD's shrink).
+DISTRIBUTED_TABLE = {
+    "local_sgd": dict(kwargs=dict(epochs=2, partitions=2), steps="epochs",
+                      one=dict(partitions=1), serial=("sgd", dict())),
+    # epochs count the gradient pass of each round, as svrg's count its snapshots
+    "local_svrg": dict(kwargs=dict(epochs=2, partitions=2), steps="epochs",
+                       one=dict(partitions=1), losses=("logistic", "squared"),
+                       serial=("svrg", dict(inner="m", order="reshuffle"))),
+    "cocoa": dict(kwargs=dict(epochs=2, partitions=2), steps="epochs",
+                  one=dict(partitions=1), serial=("sdca", dict(shrinking=False))),
+    "hogwild": dict(kwargs=dict(epochs=2, threads=2), steps="epochs",
+                    one=dict(threads=1), serial=("sgd", dict())),
+}
+
 
 def call(name, X, y, **over):
     """rlmlib.SOLVERS[name](X, y, sigma=0.1, <its smallest kwargs>, **over)."""

@@ -49,5 +49,5 @@ def test_bad_input_is_named():
     X, y = _data()
     with pytest.raises(ValueError, match="threads"):
         hogwild(X, y, sigma=0.1, epochs=1, threads=0)
-    with pytest.raises(ValueError, match="X must be a scipy sparse"):
-        hogwild(X.toarray(), y, sigma=0.1, epochs=1)
+    with pytest.raises(ValueError, match="^sigma must be a finite number > 0, got -1.0$"):
+        hogwild(X, y, sigma=-1.0, epochs=1)

@@ -40,7 +40,11 @@ def cells(md: Path) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, int]:
+class NoReply(RuntimeError):
+    """A cell whose end never arrived (its idle status and its shell reply both lost)."""
+
+
+def first_figure(md: Path, cache: str, timeout: float = 120.0) -> tuple[float, int]:
     """(seconds from kernel start to the first figure, index of that code cell)."""
     from jupyter_client.manager import KernelManager
 
@@ -75,7 +79,7 @@ def first_figure(md: Path, cache: str, timeout: float = 600.0) -> tuple[float, i
                     if replied:
                         break
                     if waited > timeout:
-                        raise RuntimeError(f"{md}: cell {k}: no reply in {timeout:.0f} s")
+                        raise NoReply(f"{md}: cell {k}: no reply in {timeout:.0f} s")
                     continue
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
@@ -103,6 +107,7 @@ def warm_cache(cache: str, pages: list[Path] | None, tmp: str) -> None:
     environment (a page loads only the kernels it compiles itself, so its warm time is
     the same; a test of a few pages then costs minutes, not a whole book)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    env.pop("RLMLIB_RECORD_TIMINGS", None)   # the warming pages' own timings record nothing
     if pages is None:
         subprocess.run([sys.executable, str(ROOT / "tools/warm_numba_cache.py"),
                         "--chapters"], env=env, check=True, stdout=subprocess.DEVNULL)
@@ -114,6 +119,19 @@ def warm_cache(cache: str, pages: list[Path] | None, tmp: str) -> None:
         subprocess.run([str(jupytext), "--to", "notebook", "--execute", str(md), "-o",
                         str(Path(tmp) / f"warm-{md.stem}.ipynb")], env=env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def first_figure_retried(md: Path, cache, tries: int = 3) -> tuple[float, int]:
+    """:func:`first_figure` in a new kernel again when a cell's end was lost (a page with no
+    figure raises at once); ``cache`` is a path, or a function giving a new one (a cold
+    run starts again from an empty cache)."""
+    for i in range(tries):
+        try:
+            return first_figure(md, cache() if callable(cache) else cache)
+        except NoReply as e:
+            if i == tries - 1:
+                raise
+            print(f"[first-figure] {e}; measuring it again", flush=True)
 
 
 def measure(pages: list[Path], warm_only: bool = False, every: bool = False) -> dict:
@@ -130,9 +148,8 @@ def measure(pages: list[Path], warm_only: bool = False, every: bool = False) -> 
             cache = os.environ["NUMBA_CACHE_DIR"]
         else:
             for md in pages:   # each cold run starts from an empty cache
-                empty = tempfile.mkdtemp(dir=tmp)
                 try:
-                    cold[md] = first_figure(md, empty)
+                    cold[md] = first_figure_retried(md, lambda: tempfile.mkdtemp(dir=tmp))
                 except RuntimeError as e:          # a page without a figure
                     print(f"[first-figure] {md.relative_to(ROOT)}: {e}", flush=True)
                 else:
@@ -146,7 +163,7 @@ def measure(pages: list[Path], warm_only: bool = False, every: bool = False) -> 
                   f"{out['warming_seconds']:.1f} s")
         for md in pages:
             try:
-                warm[md] = first_figure(md, cache)
+                warm[md] = first_figure_retried(md, cache)
             except RuntimeError as e:          # a page without a figure
                 print(f"[first-figure] {md.relative_to(ROOT)}: {e}", flush=True)
         for md in pages:

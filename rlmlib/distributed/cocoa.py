@@ -16,13 +16,12 @@ With one partition (K = 1, σ' = 1, γ = 1) a round is an SDCA pass: the run equ
 """
 import numpy as np
 
-from ..core.checks import check_choice, check_positive
+from ..core.checks import check_positive
 from ..core.losses import LOGISTIC, loss_code
-from ..core.order import ORDERS, ExampleStream
+from ..core.order import ExampleStream
 from ..solvers.sdca import (BETA_EDGE, SDCA_LOSSES, _dual_objective, dual_to_primal,
                             sdca_steps)
-from .driver import (check_count, check_seed, gather, get_dw, local_task, run_rounds,
-                     setup, stream_seed)
+from .driver import check_run, gather, get_dw, local_task, run_rounds, setup, stream_seed
 
 
 def _init(X, y, state, w, r, sm, code, loss):
@@ -59,6 +58,31 @@ def _cocoa_round(X, y, state, w, r, H, sigma, m, sigma_p, gamma, code, loss):
 
 def _conj(state):
     return state["conj"]
+
+
+def check_aggregation(gamma, sigma_prime, K):
+    """The subproblem parameter σ' for K partitions: ``sigma_prime``, or the safe γK when
+    it is None, after checking γ in (0, 1] and σ' ≥ γK (ValueError naming the argument).
+
+    Examples
+    --------
+    >>> check_aggregation(0.5, None, 4)
+    2.0
+    >>> check_aggregation(1.0, 2.0, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: sigma_prime must be >= gamma * K = 4 (the safe bound), got 2.0
+    """
+    gamma = check_positive("gamma", gamma)
+    if gamma > 1.0:
+        raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
+    if sigma_prime is None:
+        return gamma * K
+    sigma_p = check_positive("sigma_prime", sigma_prime)
+    if sigma_p < gamma * K * (1 - 1e-12):
+        raise ValueError(f"sigma_prime must be >= gamma * K = {gamma * K:g} (the safe "
+                         f"bound), got {sigma_prime!r}")
+    return sigma_p
 
 
 def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
@@ -106,20 +130,10 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
     True
     """
     client, parts, shapes = setup(client, partitions, loss, SDCA_LOSSES)
-    sigma = check_positive("sigma", sigma)
-    rounds = check_count("rounds", rounds)
-    local_epochs = check_count("local_epochs", local_epochs)
-    gamma = check_positive("gamma", gamma)
-    if gamma > 1.0:
-        raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
-    K = len(parts)
-    sigma_p = gamma * K if sigma_prime is None else check_positive("sigma_prime",
-                                                                    sigma_prime)
-    if sigma_p < gamma * K * (1 - 1e-12):
-        raise ValueError(f"sigma_prime must be >= gamma * K = {gamma * K:g} (the safe "
-                         f"bound), got {sigma_prime!r}")
-    seed = check_seed(seed)
-    check_choice("order", order, ORDERS)
+    sigma, rounds, local_epochs, seed = check_run(sigma, rounds, local_epochs, seed,
+                                                  order)
+    sigma_p = check_aggregation(gamma, sigma_prime, len(parts))
+    gamma = float(gamma)
     m = sum(s[0] for s in shapes)
     code = loss_code(loss)
     states0 = [client.submit(local_task, _init, p, k,

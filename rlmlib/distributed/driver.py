@@ -140,11 +140,15 @@ def get_dw(out):
 
 
 def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, rounds,
-               sigma, loss, params, w0, steps_per_round, info_fn=None, callback=None):
+               sigma, loss, params, w0, steps_per_round, info_fn=None, callback=None,
+               before_round=None):
     """The loop: ``rounds`` rounds; after each, w <- combine(w, [dw_k]) and F(w) is
     recorded (a trace entry per round, evaluated on the workers). ``callback(r, client)``
     (tests: kill a worker) runs after round r; ``info_fn(client, states, w)`` returns a
     dict of scalars recorded at every checkpoint (info[key] the last, info[key + 's'] all).
+    ``before_round(client, parts, w)`` (local SVRG's full gradient) returns (g, bytes): g
+    goes to every task of the round as ``fn(X, y, state, w, r, g, *args)``, its bytes
+    count with the weights' and its time with the round's.
     """
     m = sum(s[0] for s in shapes)
     w = w0
@@ -157,7 +161,12 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
     bytes_w = 0
     for r in range(rounds):
         t = time.perf_counter()
-        states = [client.submit(local_task, fn, p, k, s, w, (r,) + args, pure=False)
+        head = (r,)
+        if before_round is not None:
+            g, nbytes = before_round(client, parts, w)
+            head = (r, g)
+            bytes_w += nbytes
+        states = [client.submit(local_task, fn, p, k, s, w, head + args, pure=False)
                   for k, (p, s) in enumerate(zip(parts, states))]
         dws = gather(client, [client.submit(get_dw, s, pure=False) for s in states],
                      f"round {r}", [s[3] for s in shapes])
@@ -187,12 +196,16 @@ def run_rounds(name, client, parts, shapes, init_states, fn, args, combine, roun
                   info=info)
 
 
-def check_count(name, v):
-    """An integer >= 1 (rounds, local_epochs), ValueError naming ``name`` otherwise."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-    return int(v)
+def check_run(sigma, rounds, local_epochs, seed, order):
+    """The arguments every partition-level solver shares, checked with the serial solvers'
+    checks and messages: (sigma, rounds, local_epochs, seed) as float/ints."""
+    from ..core.checks import check_int, check_seed, check_sigma
+    from ..core.order import ORDERS, check_order
 
+    out = (check_sigma(sigma), check_int("rounds", rounds),
+           check_int("local_epochs", local_epochs), check_seed(seed))
+    check_order(order, ORDERS)
+    return out
 
 
 def stream_seed(seed, k):
@@ -200,8 +213,3 @@ def stream_seed(seed, k):
     partition visits the examples as the serial solver does), (seed, k) otherwise."""
     return seed if k == 0 else (seed, k)
 
-
-def check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    return int(seed)

@@ -20,13 +20,12 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from ..core.checks import check_positive
-from ..core.losses import LOSSES, loss_code, loss_deriv
+from ..core.checks import check_int, check_positive, sigma_keyword
+from ..core.losses import LOSSES, loss_deriv
 from ..core.objective import objective
+from ..core.problem import Problem
 from ..core.result import Result, Trace
-from ..solvers.sgd import t0_heuristic
-from .driver import check_count, check_seed
-from .partitions import check_partition
+from ..solvers.sgd import _check_scale as _sgd_scale, t0_heuristic
 
 
 @njit(nogil=True, cache=True)
@@ -47,6 +46,7 @@ def hogwild_steps(data, indices, indptr, y, w, order, t_first, stride, sigma, t0
             w[j] = w[j] * max(0.0, 1.0 - eta * sigma * inv_p[j]) - eta * d * data[p]
 
 
+@sigma_keyword
 def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     """Lock-free SGD with ``threads`` threads on one process's CSR rows (labels -1/+1).
 
@@ -57,10 +57,10 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
 
     Parameters
     ----------
-    X : scipy sparse matrix
-        The rows (converted to CSR).
+    X : array-like or scipy sparse matrix
+        The rows (as CSR; lock-free steps pay off on sparse rows).
     y : array-like
-        Labels -1/+1 (targets for the squared loss).
+        Two classes (targets for the squared loss), as for every solver.
     sigma : float
         Regularization weight, > 0.
     epochs : int
@@ -81,8 +81,9 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
 
     Raises
     ------
-    ValueError
-        X not sparse, a malformed X or y, or an argument out of range (named).
+    ValueError, TypeError
+        A malformed X or y, or an argument out of range: the one driver's checks and
+        messages (``core.problem.Problem``), naming the argument and its value.
 
     Examples
     --------
@@ -94,22 +95,18 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     """
     import time
 
-    if loss not in LOSSES or loss == "exponential":
-        raise ValueError(f"loss must be one of {sorted(set(LOSSES) - {'exponential'})}, "
-                         f"got {loss!r}")
-    if not sp.issparse(X):
-        raise ValueError(f"X must be a scipy sparse matrix, got {type(X).__name__}")
-    X, yf = check_partition((sp.csr_matrix(X), y), 0, loss)
-    sigma = check_positive("sigma", sigma)
-    epochs = check_count("epochs", epochs)
-    threads = check_count("threads", threads)
-    seed = check_seed(seed)
-    m, n = X.shape
-    R = float(np.sqrt(X.multiply(X).sum(axis=1).max()))
-    t0 = t0_heuristic(sigma, loss, R) if t0 is None else check_positive("t0", t0)
+    P = Problem("hogwild", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                losses=tuple(k for k in LOSSES if k != "exponential"), compact_dense=False)
+    threads = check_int("threads", threads)
+    t0 = (t0_heuristic(P.sigma, loss, P.R if P.R < 2.0 ** 500 else 1.0) if t0 is None
+          else check_positive("t0", t0))
+    _sgd_scale(P, t0)
+    sigma, epochs, seed, m, n = P.sigma, P.epochs, P.seed, P.m, P.n
+    X = sp.csr_matrix((P.rows.data, P.rows.indices, P.rows.indptr), shape=(m, n))
+    yf = P.y
     counts = np.bincount(X.indices, minlength=n).astype(np.float64)
     inv_p = np.where(counts > 0, m / np.maximum(counts, 1.0), 0.0)
-    code = loss_code(loss)
+    code = P.code
     w = np.zeros(n)
     rng = np.random.default_rng(seed)
     F0 = objective(X, yf, w, sigma=sigma, loss=loss)
@@ -129,5 +126,5 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
                   np.array([0.0, secs]), np.array([F0, F]))
     params = {"sigma": sigma, "epochs": epochs, "threads": threads, "loss": loss,
               "t0": t0, "seed": seed}
-    classes = None if loss == "squared" else np.array([-1.0, 1.0])
-    return Result(w=w, solver="hogwild", params=params, trace=trace, classes=classes)
+    return Result(w=w, solver="hogwild", params=params, trace=trace, classes=P.classes,
+                  info={"check_seconds": P.check_seconds})

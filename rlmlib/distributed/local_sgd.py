@@ -9,11 +9,11 @@ examples in the same order; equal up to rounding, tested).
 """
 import numpy as np
 
-from ..core.checks import check_choice, check_positive
+from ..core.checks import check_positive
 from ..core.losses import LOSSES, loss_code
-from ..core.order import ORDERS, ExampleStream
+from ..core.order import ExampleStream
 from ..solvers.sgd import sgd_steps, t0_heuristic
-from .driver import (check_count, check_seed, run_rounds, setup, stream_seed)
+from .driver import check_run, run_rounds, setup, stream_seed
 
 
 def _local_sgd_round(X, y, state, w, r, H, sigma, t0, code, loss):
@@ -71,11 +71,8 @@ def local_sgd(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", t0=Non
     """
     losses = tuple(k for k in LOSSES if k != "exponential")
     client, parts, shapes = setup(client, partitions, loss, losses)
-    sigma = check_positive("sigma", sigma)
-    rounds = check_count("rounds", rounds)
-    local_epochs = check_count("local_epochs", local_epochs)
-    seed = check_seed(seed)
-    check_choice("order", order, ORDERS)
+    sigma, rounds, local_epochs, seed = check_run(sigma, rounds, local_epochs, seed,
+                                                  order)
     R = max(s[2] for s in shapes)
     t0 = t0_heuristic(sigma, loss, R) if t0 is None else check_positive("t0", t0)
     m = sum(s[0] for s in shapes)

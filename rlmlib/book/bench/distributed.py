@@ -1,10 +1,10 @@
 """rlmlib's distributed solvers against dask-ml on one Dask cluster (ℓ2-logistic).
 
 The same data, written as K = 4 ``.npz`` shards, is read by the workers of a
-``LocalCluster`` of W = 1, 2, 4 single-threaded worker processes; rlmlib's ``local_sgd``
-and ``cocoa`` take the partitions' futures, dask-ml's ``LogisticRegression`` (solvers
-``lbfgs`` and ``admm``) a dask array made on the workers from the *same* futures (one chunk
-per partition, persisted before the clock starts). Every method is timed to the relative
+``LocalCluster`` of W = 1, 2, 4 single-threaded worker processes; rlmlib's
+``local_sgd``, ``local_svrg`` and ``cocoa`` take the partitions' futures, dask-ml's
+``LogisticRegression`` (solvers ``lbfgs`` and ``admm``) a dask array made on the workers
+from the *same* futures (one chunk per partition, persisted before the clock starts). Every method is timed to the relative
 gaps (F(w) − F*)/F* of 1e-3 and 1e-6, F* from ``rlmlib.lbfgs`` polished by Newton steps
 and certified by strong convexity (F(w) − F* ≤ ‖∇F(w)‖²/(2σ)).
 
@@ -28,7 +28,8 @@ initial duals), measured around the call.
 
 **The communication model** (page ``chapters/distributed``): a round of K partition tasks
 costs T_round = c·E·(m/K)·⌈K/W⌉ + a + b·K + 16·K·n/B seconds on W workers (each runs
-⌈K/W⌉ partitions in turn): c the local solver's seconds per example (measured serially
+⌈K/W⌉ partitions in turn; local SVRG: two rounds of tasks, 2(a + bK), and 40·K·n/B for
+its five vectors per partition, ``EXCHANGES``): c the local solver's seconds per example (measured serially
 on one partition's worth of rows), a and b the fixed and per-task cost of a round of Dask tasks (fitted to trivial rounds of
 1 to 8 tasks carrying n floats), B the bandwidth of Dask's transfers on this machine's
 loopback (a 32 MB array gathered from a worker). The projection to 64 workers multiplies
@@ -45,7 +46,11 @@ import numpy as np
 #: relative gaps (F - F*)/F* the methods are timed to, and their keys in the record
 TARGETS = (1e-3, 1e-6)
 KEYS = ("1e-3", "1e-6")
-METHODS = ("local_sgd", "cocoa", "dask-ml lbfgs", "dask-ml admm")
+METHODS = ("local_sgd", "local_svrg", "cocoa", "dask-ml lbfgs", "dask-ml admm")
+#: per round: rounds of tasks (latency a + bK each) and vectors of n floats moved per
+#: partition (local SVRG: w to the gradient task, its sum back, w and the gradient to
+#: the round's task, the change back)
+EXCHANGES = {"local_sgd": (1, 2), "local_svrg": (2, 5), "cocoa": (1, 2)}
 
 
 # ----------------------------------------------------------------------------- data, F*
@@ -246,16 +251,23 @@ def bandwidth(client, nbytes=32 * 2 ** 20, reps=5):
 
 
 def local_seconds_per_example(X, y, sigma, reps=3):
-    """c: seconds per example of one local pass of each method's kernel (serial, in this
-    process, one partition's worth of rows): SGD's and SDCA's passes."""
+    """c: seconds per example of one round's local work of each method's kernel
+    (serial, in this process, one partition's worth of rows): SGD's and SDCA's passes,
+    SVRG's gradient pass and pass of steps."""
     import rlmlib
 
     rows = min(X.shape[0], 50_000)
     Xs = __import__("scipy.sparse", fromlist=["csr_matrix"]).csr_matrix(X[:rows])
     ys = y[:rows]
     out = {}
+    # local_svrg: a round is a gradient pass and a pass of steps, a stage of svrg with
+    # inner = rows (its epochs count both passes)
     for name, f in (("local_sgd", lambda e: rlmlib.sgd(Xs, ys, sigma=sigma, epochs=e,
                                                         loss="logistic")),
+                    ("local_svrg", lambda e: rlmlib.svrg(Xs, ys, sigma=sigma,
+                                                         epochs=2 * e, inner=rows,
+                                                         loss="logistic",
+                                                         order="reshuffle")),
                     ("cocoa", lambda e: rlmlib.sdca(Xs, ys, sigma=sigma, epochs=e,
                                                     loss="logistic", shrinking=False))):
         f(1)                                # compile
@@ -269,12 +281,12 @@ def local_seconds_per_example(X, y, sigma, reps=3):
 
 
 # ----------------------------------------------------------------------------- the run
-def run(m, n, sigma, workers=(1, 2, 4), K=4, rounds=(30, 60), budget_s=60.0,
+def run(m, n, sigma, workers=(1, 2, 4), K=4, rounds=(30, 60, 15), budget_s=60.0,
         project_to=64, seed=0):
     from distributed import wait
 
     from rlmlib.book.cluster_pages import local_cluster, write_shards
-    from rlmlib.distributed import cocoa, load_npz_partitions, local_sgd
+    from rlmlib.distributed import cocoa, load_npz_partitions, local_sgd, local_svrg
 
     X, y = make_data(m, n, seed)
     wstar, Fstar, bound = certified_optimum(X, y, sigma)
@@ -296,6 +308,7 @@ def run(m, n, sigma, workers=(1, 2, 4), K=4, rounds=(30, 60), budget_s=60.0,
             row = {"load_before": os.getloadavg()[0]}
             # warm the kernels on every worker
             local_sgd(parts, sigma=sigma, rounds=1, loss="logistic", client=client)
+            local_svrg(parts, sigma=sigma, rounds=1, loss="logistic", client=client)
             cocoa(parts, sigma=sigma, rounds=1, loss="logistic", client=client)
             for solver in ("lbfgs", "admm"):
                 time_dask_ml(solver, Xd, yd, X, y, sigma, Fstar, 0.0, max_iter=1)
@@ -303,6 +316,9 @@ def run(m, n, sigma, workers=(1, 2, 4), K=4, rounds=(30, 60), budget_s=60.0,
                                            rounds=rounds[0], loss="logistic")
             row["cocoa"] = time_rlmlib(cocoa, parts, client, Fstar, sigma=sigma,
                                        rounds=rounds[1], loss="logistic")
+            row["local_svrg"] = time_rlmlib(local_svrg, parts, client, Fstar,
+                                            sigma=sigma, rounds=rounds[2],
+                                            loss="logistic")
             row["dask-ml lbfgs"] = time_dask_ml("lbfgs", Xd, yd, X, y, sigma, Fstar,
                                                 budget_s, max_iter=1000)
             row["dask-ml admm"] = time_dask_ml("admm", Xd, yd, X, y, sigma, Fstar,
@@ -318,7 +334,10 @@ def run(m, n, sigma, workers=(1, 2, 4), K=4, rounds=(30, 60), budget_s=60.0,
                     "local_sgd": time_rlmlib(local_sgd, p64, client, Fstar, sigma=sigma,
                                              rounds=rounds[0], loss="logistic"),
                     "cocoa": time_rlmlib(cocoa, p64, client, Fstar, sigma=sigma,
-                                         rounds=rounds[1], loss="logistic")}
+                                         rounds=rounds[1], loss="logistic"),
+                    "local_svrg": time_rlmlib(local_svrg, p64, client, Fstar,
+                                              sigma=sigma, rounds=rounds[2],
+                                              loss="logistic")}
         finally:
             client.close()
             cluster.close()
@@ -332,8 +351,11 @@ def projection(rec, W64=64):
     workers (rounds counted with 64 partitions)."""
     costs, B, m, n = rec["round_costs"], rec["bandwidth_Bps"], rec["m"], rec["n"]
     out = {}
-    for meth in ("local_sgd", "cocoa"):
+    for meth in RLMLIB_METHODS:
+        if meth not in rec["c"]:
+            continue                    # a record made before the method was added
         c = rec["c"][meth]
+        tasks, vectors = EXCHANGES[meth]
         row = {}
         for W in list(rec["workers"]) + [str(W64)]:
             src = (rec["rounds_64"][meth] if W == str(W64)
@@ -341,8 +363,8 @@ def projection(rec, W64=64):
             K = W64 if W == str(W64) else rec["K"]
             Wi = int(W)
             # K partitions on W workers: each worker runs ceil(K/W) partitions in turn
-            per = (c * m * int(np.ceil(K / Wi)) / K + costs["a"] + costs["b"] * K
-                   + 16 * K * n / B)
+            per = (c * m * int(np.ceil(K / Wi)) / K + tasks * (costs["a"] + costs["b"] * K)
+                   + vectors * 8 * K * n / B)
             row[W] = {k: (None if src[k]["rounds"] is None else src[k]["rounds"] * per)
                       for k in KEYS}
             row[W]["round_s"] = per
@@ -357,7 +379,7 @@ def _fmt(v):
 
 def line(W, row):
     cells = "  ".join(f"{k} {_fmt(row[k]['1e-3']['seconds'])}/"
-                      f"{_fmt(row[k]['1e-6']['seconds'])}" for k in METHODS)
+                      f"{_fmt(row[k]['1e-6']['seconds'])}" for k in METHODS if k in row)
     return f"W = {W}: {cells}"
 
 
@@ -378,18 +400,32 @@ def table(rec):
     Examples
     --------
     >>> hit = {"1e-3": {"seconds": 0.5}, "1e-6": {"seconds": None}}
-    >>> rec = {"workers": {"1": {k: hit for k in METHODS}, }}
-    >>> print(table(rec).splitlines()[2])
-    1            0.50        -     0.50        -     0.50        -     0.50        -
+    >>> rec = {"workers": {"1": {k: hit for k in METHODS}, "2": {k: hit for k in METHODS}}}
+    >>> print(table(rec))
+                            1 worker         2 workers
+    method             1e-3     1e-6     1e-3     1e-6
+    local_sgd          0.50        -     0.50        -
+    local_svrg         0.50        -     0.50        -
+    cocoa              0.50        -     0.50        -
+    dask-ml lbfgs      0.50        -     0.50        -
+    dask-ml admm       0.50        -     0.50        -
     """
-    head1 = f"{'':8s}" + "".join(f"{k:>18s}" for k in METHODS)
-    head2 = f"{'workers':8s}" + "".join(f"{'1e-3':>9s}{'1e-6':>9s}" for _ in METHODS)
+    Ws = list(rec["workers"])
+    head1 = f"{'':14s}" + "".join(f"{W + (' worker' if W == '1' else ' workers'):>18s}"
+                                  for W in Ws)
+    head2 = f"{'method':14s}" + "".join(f"{'1e-3':>9s}{'1e-6':>9s}" for _ in Ws)
     lines = [head1, head2]
-    for W, row in rec["workers"].items():
-        cells = "".join(f"{_cell(row[k]['1e-3']['seconds'])}"
-                        f"{_cell(row[k]['1e-6']['seconds'])}" for k in METHODS)
-        lines.append(f"{W:8s}{cells}")
+    for k in _present(rec, METHODS):
+        cells = "".join(f"{_cell(rec['workers'][W][k]['1e-3']['seconds'])}"
+                        f"{_cell(rec['workers'][W][k]['1e-6']['seconds'])}" for W in Ws)
+        lines.append(f"{k:14s}{cells}")
     return "\n".join(lines)
+
+
+def _present(rec, methods):
+    """The methods the record ran (a record made before a method was added lacks it)."""
+    first = next(iter(rec["workers"].values()))
+    return [k for k in methods if k in first]
 
 
 def _cell(v):
@@ -436,7 +472,10 @@ def main(argv=None):
 
 
 # ----------------------------------------------------------------------------- findings
-RLMLIB_METHODS = ("local_sgd", "cocoa")
+RLMLIB_METHODS = ("local_sgd", "local_svrg", "cocoa")
+#: what one round of each rlmlib method computes (the sentences of :func:`slower`)
+ROUND_WORK = {"local_sgd": "one local pass", "local_svrg": "a gradient pass and a local "
+              "pass", "cocoa": "one local pass"}
 PEERS = ("dask-ml lbfgs", "dask-ml admm")
 
 
@@ -454,7 +493,7 @@ def speedups(rec, key):
     """
     out = {}
     one = rec["workers"]["1"]
-    for meth in METHODS:
+    for meth in _present(rec, METHODS):
         t1 = one[meth][key]["seconds"]
         row = {}
         for W, r in rec["workers"].items():
@@ -486,7 +525,7 @@ def slower(rec, W="2"):
     """
     row = rec["workers"][W]
     out = []
-    for meth in RLMLIB_METHODS:
+    for meth in _present(rec, RLMLIB_METHODS):
         r = row[meth]
         for key in KEYS:
             t = r[key]["seconds"]
@@ -504,7 +543,7 @@ def slower(rec, W="2"):
                 p = row[peer]
                 out.append(
                     f"{meth} took {t:.2f} s to {key} against {tp:.2f} s for {peer}: "
-                    f"{r[key]['rounds']} rounds of one local pass at "
+                    f"{r[key]['rounds']} rounds of {ROUND_WORK[meth]} at "
                     f"{r['round_s']:.3f} s each, against {p[key]['rounds']} "
                     f"{'evaluations' if 'lbfgs' in peer else 'iterations'} at "
                     f"{tp / p[key]['rounds']:.3f} s.")
@@ -531,8 +570,9 @@ def model_rows(rec):
     head = ["method", "workers", "round s (measured)", "round s (model)",
             "to 1e-3 (model)", "to 1e-6 (model)"]
     out = []
-    for meth in RLMLIB_METHODS:
-        for W, p in rec["projection"][meth].items():
+    proj = rec["projection"]
+    for meth in [k for k in RLMLIB_METHODS if k in proj]:
+        for W, p in proj[meth].items():
             meas = (rec["workers"][W][meth]["round_s"] if W in rec["workers"]
                     else None)
             out.append([meth, W, *("-" if v is None else f"{v:.3f}"
@@ -549,8 +589,8 @@ def model_ratios(rec):
     >>> rec = {"workers": {"1": {m: {"round_s": 0.2} for m in RLMLIB_METHODS}},
     ...        "projection": {m: {"1": {"round_s": 0.1}} for m in RLMLIB_METHODS}}
     >>> model_ratios(rec)
-    {'local_sgd': {'1': 2.0}, 'cocoa': {'1': 2.0}}
+    {'local_sgd': {'1': 2.0}, 'local_svrg': {'1': 2.0}, 'cocoa': {'1': 2.0}}
     """
     return {meth: {W: rec["workers"][W][meth]["round_s"] / p["round_s"]
                    for W, p in rec["projection"][meth].items() if W in rec["workers"]}
-            for meth in RLMLIB_METHODS}
+            for meth in RLMLIB_METHODS if meth in rec["projection"]}
