@@ -225,7 +225,18 @@ def local_svrg(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="logis
 
 
 def registered():
-    """{name: solver} of kind "distributed", for ``rlmlib.DISTRIBUTED``."""
+    """{name: solver} of kind "distributed", for ``rlmlib.DISTRIBUTED``.
+
+    Returns
+    -------
+    dict
+        Name to solver function, each taking ``X, y`` (or partitions) and a Dask client.
+
+    Examples
+    --------
+    >>> sorted(registered())
+    ['cocoa', 'hogwild', 'local_sgd', 'local_svrg']
+    """
     from .hogwild import hogwild
 
     return {"local_sgd": local_sgd, "local_svrg": local_svrg, "cocoa": cocoa,

@@ -62,7 +62,26 @@ def _conj(state):
 
 def check_aggregation(gamma, sigma_prime, K):
     """The subproblem parameter σ' for K partitions: ``sigma_prime``, or the safe γK when
-    it is None, after checking γ in (0, 1] and σ' ≥ γK (ValueError naming the argument).
+    it is None, after checking γ in (0, 1] and σ' ≥ γK.
+
+    Parameters
+    ----------
+    gamma : float
+        The aggregation parameter γ in (0, 1] (1: adding the local updates).
+    sigma_prime : float or None
+        The subproblems' parameter σ', or None for the safe γK.
+    K : int
+        The number of partitions.
+
+    Returns
+    -------
+    float
+        σ'.
+
+    Raises
+    ------
+    ValueError
+        γ outside (0, 1], or σ' below γK (the message names the argument and the value).
 
     Examples
     --------

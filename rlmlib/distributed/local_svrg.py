@@ -32,7 +32,36 @@ from .partitions import check_partition
 
 
 def loss_gradient_sum(part, k, w, loss):
-    """Σ_{i∈k} ℓ'(⟨w, x_i⟩, y_i) x_i over partitions[k] (n floats cross the network)."""
+    """Σ_{i∈k} ℓ'(⟨w, x_i⟩, y_i) x_i over partitions[k] (n floats cross the network).
+
+    Parameters
+    ----------
+    part : tuple
+        The partition ``(X_k, y_k)`` as it lives on a worker (CSR rows, labels).
+    k : int
+        Its index (named in error messages).
+    w : ndarray of shape (n,)
+        The point.
+    loss : str
+        The loss's name.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The sum of the partition's loss gradients at ``w`` (no regularizer).
+
+    Raises
+    ------
+    ValueError
+        A malformed partition (:func:`rlmlib.distributed.partitions.check_partition`).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> part = (sp.csr_matrix(np.eye(2)), np.array([1.0, -1.0]))
+    >>> loss_gradient_sum(part, 0, np.zeros(2), "squared")
+    array([-1.,  1.])
+    """
     X, y = check_partition(part, k, loss)
     g = np.empty(X.shape[1])
     mean_loss_grad(X.data, X.indices, X.indptr, w, y, loss_code(loss), g)
