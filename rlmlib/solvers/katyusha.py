@@ -13,7 +13,7 @@ steps (default 2m) of
 with τ₂ = 1/2, τ₁ = min(√(inner·σ/(3L)), 1/2), α = 1/(3τ₁L), L = L_max of the loss part;
 the next snapshot is Σ_j (1 + ασ)^j y_j / Σ_j (1 + ασ)^j over the stage's steps.
 
-On sparse (CSR) input the steps are lazy, O(nnz(xᵢ)) each
+On sparse (CSR) input the steps are lazy, O(nnz(x_i)) each
 (``katyusha_lazy_steps``): outside the drawn row g_p = μ̃_p, so a coordinate p follows one
 fixed affine map on ζ_p = (z_p, y_p, Y_p), ζ ← Mζ + μ̃_p u + x̃_p v, where
 Y_j = Y_{j-1}/(1 + ασ) + y_j is the stage's discounted sum of y (the next snapshot is
@@ -71,7 +71,7 @@ def katyusha(X, y, *, sigma, epochs=30, loss="logistic", inner=None, seed=0,
     Parameters
     ----------
     X : array-like or sparse matrix, shape (m, n)
-        Dense (steps of O(n)) or sparse (lazy steps of O(nnz(xᵢ)), the same iterates up
+        Dense (steps of O(n)) or sparse (lazy steps of O(nnz(x_i)), the same iterates up
         to rounding; see the module docstring).
     y : array-like, shape (m,)
         Targets (squared loss) or two labels (logistic loss, mapped to -1/+1).
@@ -95,7 +95,7 @@ def katyusha(X, y, *, sigma, epochs=30, loss="logistic", inner=None, seed=0,
         y-iterates); ``res.params`` holds ``tau1``, ``tau2``, ``alpha``, ``inner``,
         ``stages`` and ``L_max``; ``res.info['steps']`` is 'lazy' (sparse X) or 'dense',
         ``res.info['coordinate_updates']`` counts the coordinates of (z, y) written:
-        n a step when dense; lazy, nnz(xᵢ) a step plus n at each full catch-up (the end
+        n a step when dense; lazy, nnz(x_i) a step plus n at each full catch-up (the end
         of a stage, every K steps within a long one, a checkpoint inside a stage).
 
     Raises
@@ -328,7 +328,7 @@ def katyusha_lazy_snapshot(data, indices, indptr, y, code, sigma, alpha, xt, mu,
 @njit(cache=True)
 def katyusha_lazy_steps(data, indices, indptr, y, code, L, sigma, alpha, tau1, tau2, xt,
                         mu, gsnap, z, yv, Y, last, T, state, idx, start, stop):
-    """Steps idx[start:stop] of the box, O(nnz(xᵢ)) each: the row's coordinates are
+    """Steps idx[start:stop] of the box, O(nnz(x_i)) each: the row's coordinates are
     brought up to date (``lazy_catch_up``; last[k] is the step of the stage after which k
     was last written), then stepped as in ``katyusha_steps``, Y ← Y/θ + y with them; every
     K = len(T) - 1 steps all coordinates are brought up to date. state = [steps of the
