@@ -34,10 +34,13 @@ class _Refs(HTMLParser):
                 self.refs.append((tag, key, a[key]))
 
 
-def _parse(path: Path) -> _Refs:
-    p = _Refs()
-    p.feed(path.read_text(encoding="utf8"))
-    return p
+def _parse(path: Path, cache: dict) -> _Refs:
+    """The page's ids and references, parsed once per resolved path."""
+    key = path.resolve()
+    if key not in cache:
+        cache[key] = _Refs()
+        cache[key].feed(path.read_text(encoding="utf8"))
+    return cache[key]
 
 
 def test_pages_found():
@@ -51,7 +54,7 @@ def test_internal_links_resolve():
     problems = []
     for page in PAGES:
         src = HTML / page
-        refs = parsed.setdefault(src, _parse(src)).refs
+        refs = _parse(src, parsed).refs
         for tag, key, url in refs:
             u = urlparse(url)
             if u.scheme in ("http", "https") or url.startswith("//"):
@@ -68,7 +71,7 @@ def test_internal_links_resolve():
                 problems.append(f"{page}: <{tag} {key}={url!r}> -> missing {target}")
                 continue
             if frag and target.suffix == ".html":
-                ids = parsed.setdefault(target, _parse(target)).ids
+                ids = _parse(target, parsed).ids
                 if unquote(frag) not in ids:
                     problems.append(f"{page}: <{tag} {key}={url!r}> -> no id {frag!r} in "
                                     f"{target.relative_to(HTML)}")
