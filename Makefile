@@ -140,8 +140,9 @@ a11y: $(STAMP)
 # `make test` = what CI runs (.ci/run), scheduled for two cores: the system programs are
 # installed in the background while the unit suite runs on both cores; every chapter is
 # executed (the pages that time code too: their claims rest on the recorded timings); then
-# the two HTML editions are built side by side; then the HTML tests, the accessibility check
-# and the two PDF editions run two at a time.  About 13 minutes cold on two cores.
+# the two HTML editions are built side by side; then the accessibility check, the two PDF
+# editions and the HTML tests run two at a time, the longest job (axe) first so that the
+# shorter ones pack beside it.  About 13 minutes cold on two cores.
 test: $(STAMP) $(ISTAMP)
 	@mkdir -p _build
 	$(SYSPKG) chromium tex axe --background _build/system-packages.log
@@ -149,7 +150,7 @@ test: $(STAMP) $(ISTAMP)
 	$(BUILD_ENV) $(PY) tools/execute.py . --timed-in-parallel
 	$(MAKE) --no-print-directory student-src
 	$(MAKE) --no-print-directory -j2 --output-sync=target book-html book-student-html
-	$(MAKE) --no-print-directory -j2 --output-sync=target html-test a11y pdf
+	$(MAKE) --no-print-directory -j2 --output-sync=target a11y pdf html-test
 
 # ----------------------------------------------------------------------------- PDF
 # Both editions as PDF (_build/latex/book.pdf and _build/student/_build/latex/book.pdf) from

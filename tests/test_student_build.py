@@ -364,6 +364,10 @@ def test_student_pages_take_the_main_outputs_only_when_they_execute_alike():
     assert [c.outputs[0].text if c.outputs else None for c in code] == ["a\n", "1\n", None]
     assert [c.cell_type for c in got.cells] == ["code", "markdown", "code", "code"]
     assert not student.cells[0].outputs  # the student notebook itself is left as it was
+    # the lexer the main page was highlighted with (its kernel's language_info)
+    main.metadata["language_info"] = {"name": "python", "pygments_lexer": "ipython3"}
+    got = execute.student_outputs(student, main)
+    assert got.metadata["language_info"]["pygments_lexer"] == "ipython3"
     # a kept cell after a cut one may depend on it: executed, not copied
     late = _nb(("code", "x = 1"), ("code", "print(x)"), ("code", "print(y)"))
     assert execute.student_outputs(late, main) is None

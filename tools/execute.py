@@ -138,6 +138,9 @@ def student_outputs(student_nb, main_executed):
     if cut and any(k > cut[0] and not inert(main[k].source) for k in match.values()):
         return None
     out = copy.deepcopy(student_nb)
+    # the kernel's language_info (the lexer: ipython3) as the main page has it
+    if "language_info" in main_executed.metadata:
+        out.metadata["language_info"] = copy.deepcopy(main_executed.metadata["language_info"])
     code = [c for c in out.cells if c.cell_type == "code"]
     for i, cell in enumerate(code):
         src = main[match[i]] if i in match else None
