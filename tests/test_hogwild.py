@@ -51,3 +51,25 @@ def test_bad_input_is_named():
         hogwild(X, y, sigma=0.1, epochs=1, threads=0)
     with pytest.raises(ValueError, match="^sigma must be a finite number > 0, got -1.0$"):
         hogwild(X, y, sigma=-1.0, epochs=1)
+
+
+def test_one_thread_with_replacement_is_sgd_with_replacement():
+    # the sampling of thm-dist-hogwild: dense rows (every p_j = 1, so the split
+    # regularizer is SGD's shrink), one thread, uniform draws with replacement
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((120, 6))
+    y = np.where(X @ rng.standard_normal(6) > 0, 1.0, -1.0)
+    res = hogwild(X, y, sigma=0.05, epochs=3, threads=1, loss="logistic", seed=7,
+                  order="replacement")
+    ref = rlmlib.sgd(X, y, sigma=0.05, epochs=3, loss="logistic", seed=7,
+                     order="replacement")
+    assert res.params["order"] == "replacement"
+    assert np.allclose(res.w, ref.w, rtol=1e-9, atol=1e-12)
+    other = hogwild(X, y, sigma=0.05, epochs=3, threads=1, loss="logistic", seed=7)
+    assert not np.allclose(res.w, other.w, rtol=1e-6)     # a different sampling
+
+
+def test_order_is_checked_like_sgd():
+    X, y = _data()
+    with pytest.raises(ValueError, match="order"):
+        hogwild(X, y, sigma=0.1, epochs=1, order="sorted")
