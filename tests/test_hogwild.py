@@ -73,3 +73,21 @@ def test_order_is_checked_like_sgd():
     X, y = _data()
     with pytest.raises(ValueError, match="order"):
         hogwild(X, y, sigma=0.1, epochs=1, order="sorted")
+
+
+def test_one_thread_with_replacement_is_the_theorem_model():
+    # thm-dist-hogwild's model at delay 0 (rlmlib.book.proof_checks.delayed_sgd): draws
+    # with replacement, the split regularizer, t0 >= max_j 1/p_j so the clip never acts
+    from rlmlib.book.proof_checks import delayed_sgd, sparse_instance
+
+    X, y, sigma = sparse_instance(m=400, n=150, d=3, seed=3)
+    t0 = float(X.shape[0] / np.bincount(X.indices).min())
+    res = hogwild(X, y, sigma=sigma, epochs=5, threads=1, loss="logistic", t0=t0,
+                  seed=5, order="replacement")
+    w, _ = delayed_sgd(X, y, sigma, t0, 0, 5 * X.shape[0], 5)
+    assert np.allclose(res.w, w, rtol=1e-10, atol=1e-13)
+    # below max_j 1/p_j the kernel clips the shrink and leaves the model
+    short = hogwild(X, y, sigma=sigma, epochs=5, threads=1, loss="logistic", t0=1.0,
+                    seed=5, order="replacement")
+    w1, _ = delayed_sgd(X, y, sigma, 1.0, 0, 5 * X.shape[0], 5)
+    assert not np.allclose(short.w, w1, rtol=1e-6)
