@@ -955,7 +955,8 @@ def check_hogwild_proof(X, y, sigma, t0, tau, w_star, *, steps=300, seed=0, cros
     frequency of such pairs among 200,000 independent draws is ρ̄ (``rho_scale`` = 1,
     within 10 %); (iv) Young's split
     ‖ŵ − w*‖² ≥ keep‖w − w*‖² − penalty‖ŵ − w‖², checked on the pair
-    ŵ − w = −(1/4)(w − w*) where it is an equality; (v) η_s ≤ window·η_t for |s − t| ≤ τ when t0 ≥ 2τ; (vi) the
+    ŵ − w = −(1/4)(w − w*) where it is an equality; (v) η_s ≤ window·η_t for
+    |s − t| ≤ τ when t0 ≥ 2τ; (vi) the
     induction (1 − contraction/s)V/s + C/(σ²s²) ≤ V/(s + 1) for every s ≥ t0 with
     V = vfac·C/σ².
 
@@ -1047,7 +1048,8 @@ def check_hogwild_proof(X, y, sigma, t0, tau, w_star, *, steps=300, seed=0, cros
     assert (a + b) @ (a + b) >= keep * a @ a - penalty * b @ b - 1e-12 * a @ a, "young"
     # (v) the window of steps a step may see, t0 >= 2 tau
     assert t0 >= 2 * tau
-    ratio = max(((t + t0) / (max(0, t - tau) + t0) for t in range(tau + 1)), default=1.0)
+    ratio = max(((t + t0) / (max(0, t - tau) + t0) for t in range(tau + 1)),
+                default=1.0)
     assert ratio <= window, ("window", ratio)
     # (vi) the induction, s = t + t0 over the run and far beyond
     s = t0 + np.arange(0, 10 ** 6, 7, dtype=float)
