@@ -661,6 +661,14 @@ MARKING = {
         (3, "H = 1: sum_k p_k (w - eta grad F_k(w)) = w - eta grad F(w) since "
             "grad F = sum_k p_k grad F_k"),
     ],
+    "ex-dist-hogwild-serial": [
+        (3, "with tau = 0 the read point is w_t: no cross term, and E<w_t - w*, g_t> >= "
+            "sigma a_t by strong convexity"),
+        (2, "the recursion a_{t+1} <= (1 - 2/q) a_t + G^2/(sigma^2 q^2) with q = t + t0"),
+        (3, "the induction with V = max(t0 a_0, G^2/sigma^2): V(q - 1)/q^2 <= V/(q + 1)"),
+        (2, "the factor 2: Young's split keeps 3/4 of the distance, contraction 1 - 3/(2q) "
+            "instead of 1 - 2/q, so the induction needs V >= 2C/sigma^2"),
+    ],
     "ex-dist-cocoa-rounds": [
         (4, "the theorem's increase D(alpha+) - D(alpha) >= gamma sum_k "
             "(G_k(Delta_k) - G_k(0))"),
@@ -1000,6 +1008,10 @@ DEDUCTIONS = {
     ],
     "ex-dist-local-sgd-quadratic": [
         (3, "averaging the inverses as if (sum p_k A_k)^{-1} = sum p_k A_k^{-1}"),
+    ],
+    "ex-dist-hogwild-serial": [
+        (3, "inducting with a_t <= V/q but V = G^2/(2 sigma^2) or smaller (the step "
+            "V(q - 1)/q^2 <= V/(q + 1) then fails)"),
     ],
     "ex-dist-cocoa-rounds": [
         (2, "dropping the expectation: Theta-approximation holds only in expectation"),

@@ -1,6 +1,7 @@
 """The proof checks of the theory and variance-reduction pages pass with the proofs'
 constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks)."""
 
+import numpy as np
 import pytest
 
 from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
@@ -145,3 +146,45 @@ def test_last_iterate_theorem_constant_halved_fails(T):
     check_last_iterate(**{**PAGE_LAST, "T": T})
     with pytest.raises(AssertionError):
         check_last_iterate(**{**PAGE_LAST, "T": T}, constant=0.75)
+
+
+@pytest.fixture(scope="module")
+def sparse_run():
+    import rlmlib
+    from rlmlib.book.proof_checks import sparse_instance
+
+    X, y, sigma = sparse_instance(m=600, n=300, d=3, seed=1)
+    w_star = rlmlib.lbfgs(X, y, sigma=sigma, loss="logistic", tol=1e-12).w
+    return X, y, sigma, w_star
+
+
+def test_hogwild_proof_right_constants_pass(sparse_run):
+    from rlmlib.book.proof_checks import check_hogwild_proof, delayed_sgd
+
+    X, y, sigma, w_star = sparse_run
+    for tau in (0, 1, 4):
+        r = check_hogwild_proof(X, y, sigma, 600.0, tau, w_star, steps=250, seed=tau)
+        assert r["identity"] < 1e-9 and r["window"] <= 2
+        # the numba kernel runs the model the check verifies step by step
+        w, G2 = delayed_sgd(X, y, sigma, 600.0, tau, 250, tau)
+        assert np.allclose(w, r["w"], rtol=1e-12, atol=1e-14) and G2 > 0
+
+
+@pytest.mark.parametrize("wrong", [dict(cross=1.0), dict(keep=1.5), dict(penalty=1.5),
+                                   dict(window=1.0), dict(split=2.0), dict(split=0.5),
+                                   dict(rho_scale=2.0), dict(rho_scale=0.5),
+                                   dict(contraction=0.75), dict(vfac=1.0)])
+def test_hogwild_proof_constant_off_by_two_fails(sparse_run, wrong):
+    from rlmlib.book.proof_checks import check_hogwild_proof
+
+    X, y, sigma, w_star = sparse_run
+    with pytest.raises(AssertionError):
+        check_hogwild_proof(X, y, sigma, 600.0, 4, w_star, steps=100, **wrong)
+
+
+def test_hogwild_constant_at_the_theorem_conditions():
+    from rlmlib.book.proof_checks import hogwild_constant
+
+    # 8 tau rho = 1 and t0 = 60 tau: C = 3 G^2 exactly (1 + 1 + 60 tau / t0)
+    assert hogwild_constant(4, 1 / 32, 240.0) == pytest.approx(3.0)
+    assert hogwild_constant(0, 0.9, 10.0) == 1.0

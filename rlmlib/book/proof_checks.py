@@ -17,12 +17,14 @@ a_{t+1} = a_t − 2 η_t μ a_t + η_t² E g_t² exactly.
 """
 
 import numpy as np
+from numba import njit
 
 __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
            "check_saga_proof", "check_lsvrg_proof", "check_svrg_proof",
            "check_svrg_last_proof",
            "ridge_terms", "check_reshuffling_proof",
-           "check_last_iterate"]
+           "check_last_iterate", "sparse_instance", "conflict_fraction",
+           "delayed_sgd", "hogwild_constant", "check_hogwild_proof"]
 
 
 def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
@@ -757,3 +759,303 @@ def check_last_iterate(mu, nu2, a1, T, tau2=0.0, *, telescope=0.5, noise=0.5,
     assert uniform + allow <= bound, (uniform + allow, bound)
     assert h[T - 1] <= bound, (h[T - 1], bound)
     return {"worst_identity": worst, "last": float(h[T - 1]), "bound": float(bound)}
+
+
+# ----------------------------------------------------------------------------- Hogwild!
+def sparse_instance(m=2000, n=500, d=3, sigma=1e-2, seed=0):
+    """The sparse instance of the lock-free proof's check: m rows of d non-zeros ±1/√d at
+    uniformly drawn columns (‖x_i‖ = 1), labels the signs of a random linear model.
+
+    Parameters
+    ----------
+    m, n, d : int
+        Rows, columns, non-zeros per row.
+    sigma : float
+        The regularization weight.
+    seed : int
+        Seeds the pattern, the values and the labels.
+
+    Returns
+    -------
+    (scipy.sparse.csr_matrix, numpy.ndarray, float)
+        X, labels ±1, σ.
+
+    Examples
+    --------
+    >>> X, y, sigma = sparse_instance(m=10, n=20, d=2)
+    >>> X.shape, int(X.nnz), sigma
+    ((10, 20), 20, 0.01)
+    """
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    cols = np.stack([rng.choice(n, d, replace=False) for _ in range(m)])
+    vals = rng.choice([-1.0, 1.0], (m, d)) / np.sqrt(d)
+    X = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, m * d + 1, d)),
+                      shape=(m, n))
+    X.sort_indices()
+    y = np.sign(X @ rng.standard_normal(n) + 0.1 * rng.standard_normal(m))
+    y[y == 0] = 1.0
+    return X, y, sigma
+
+
+def conflict_fraction(X):
+    """ρ̄: the probability that two rows drawn uniformly and independently (the same row
+    twice included) have supports that meet; Hogwild!'s ρ is the largest row mean.
+
+    Parameters
+    ----------
+    X : scipy sparse matrix
+        The rows.
+
+    Returns
+    -------
+    (float, float)
+        (ρ̄, ρ): the mean and the largest fraction of rows whose support meets a row's.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> conflict_fraction(sp.csr_matrix(np.eye(4)))
+    (0.25, 0.25)
+    """
+    B = (abs(X) > 0).astype(np.int64)
+    meet = ((B @ B.T) > 0).sum(axis=1).A.ravel() / X.shape[0]
+    return float(meet.mean()), float(meet.max())
+
+
+def _split_inverse_frequencies(X):
+    """1/p_j (p_j the fraction of rows whose support holds j), 0 for empty columns: the
+    weights of the regularizer's split in ``rlmlib.distributed.hogwild``."""
+    counts = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
+    return np.where(counts > 0, X.shape[0] / np.maximum(counts, 1.0), 0.0)
+
+
+def _logistic_deriv(z, y):
+    return -y * 0.5 * (1.0 - np.tanh(0.5 * y * z))
+
+
+@njit(cache=True)
+def _delayed_run(data, indices, indptr, y, inv_p, sigma, t0, tau, idx, w, pend, buf,
+                 bidx, gmax):
+    """The bounded-delay model, serially: step t reads ŵ_t = w_t + Σ_{s=t−τ}^{t−1} η_s g_s
+    on its row's support (the last τ updates not yet visible), then adds −η_t g_t."""
+    for t in range(idx.shape[0]):
+        i = idx[t]
+        a, b = indptr[i], indptr[i + 1]
+        z = 0.0
+        for p in range(a, b):
+            z += data[p] * (w[indices[p]] + pend[indices[p]])
+        d = -y[i] * 0.5 * (1.0 - np.tanh(0.5 * y[i] * z))
+        eta = 1.0 / (sigma * (t + t0))
+        slot = t % (tau + 1)
+        bidx[slot] = i
+        g2 = 0.0
+        for p in range(a, b):
+            j = indices[p]
+            g = d * data[p] + sigma * inv_p[j] * (w[j] + pend[j])
+            g2 += g * g
+            w[j] -= eta * g
+            buf[slot, p - a] = eta * g
+        gmax[0] = max(gmax[0], g2)
+        if tau > 0:
+            for p in range(a, b):
+                pend[indices[p]] += buf[slot, p - a]
+            if t >= tau:                      # step t − τ becomes visible to all
+                old = (t - tau) % (tau + 1)
+                k = bidx[old]
+                for p in range(indptr[k], indptr[k + 1]):
+                    pend[indices[p]] -= buf[old, p - indptr[k]]
+
+
+def delayed_sgd(X, y, sigma, t0, tau, steps, seed):
+    """The lock-free model of thm-dist-hogwild run serially with the worst visible delay:
+    step t (row i_t uniform, with replacement) evaluates the direction
+    g_t = ℓ'(⟨ŵ_t, x_i⟩) x_i + σ D_i ŵ_t (D_i = diag(1/p_j) on the row's support) at the
+    point ŵ_t that lacks the updates of steps t − τ, …, t − 1, and adds −η_t g_t,
+    η_t = 1/(σ(t + t0)), on the support. Logistic loss.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+        Rows with sorted indices.
+    y : numpy.ndarray
+        Labels ±1.
+    sigma, t0 : float
+        Regularization weight and step offset.
+    tau : int
+        The delay τ ≥ 0 (0: serial SGD with the same directions).
+    steps : int
+        Steps T.
+    seed : int
+        Seeds the rows drawn.
+
+    Returns
+    -------
+    (numpy.ndarray, float)
+        w_T (every update applied) and the largest ‖g_t‖² of the run.
+
+    Examples
+    --------
+    >>> X, y, sigma = sparse_instance(m=50, n=40, d=2)
+    >>> w, G2 = delayed_sgd(X, y, sigma, 100.0, 2, 500, 0)
+    >>> w.shape
+    (40,)
+    """
+    m, n = X.shape
+    idx = np.random.default_rng(seed).integers(0, m, steps).astype(np.int64)
+    w = np.zeros(n)
+    dmax = int(np.diff(X.indptr).max())
+    gmax = np.zeros(1)
+    _delayed_run(X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64),
+                 np.asarray(y, dtype=np.float64), _split_inverse_frequencies(X),
+                 float(sigma), float(t0), int(tau), idx, w, np.zeros(n),
+                 np.zeros((tau + 1, dmax)), np.zeros(tau + 1, dtype=np.int64), gmax)
+    return w, float(gmax[0])
+
+
+def hogwild_constant(tau, rho_bar, t0, *, cross=8.0, drift=48.0):
+    """C/G² of thm-dist-hogwild: 1 + cross·τρ̄ + drift·τ(1 + 2τρ̄)/t0.
+
+    Parameters
+    ----------
+    tau : int
+        The delay bound.
+    rho_bar : float
+        The conflict probability ρ̄ (:func:`conflict_fraction`).
+    t0 : float
+        The step offset.
+    cross, drift : float
+        The proof's constants (8 and 48).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> hogwild_constant(0, 0.5, 100.0)
+    1.0
+    """
+    return 1.0 + cross * tau * rho_bar + drift * tau * (1 + 2 * tau * rho_bar) / t0
+
+
+def check_hogwild_proof(X, y, sigma, t0, tau, w_star, *, steps=300, seed=0, cross=2.0,
+                        keep=0.75, penalty=3.0, window=2.0, split=1.0, rho_scale=1.0,
+                        contraction=1.5, vfac=2.0):
+    """The steps of the proof of thm-dist-hogwild on a run of the bounded-delay model.
+
+    On ``steps`` steps of :func:`delayed_sgd` (recomputed here in numpy, every point
+    kept): (i) the split regularizer is unbiased: (1/m) Σ_i g_i(w) = ∇F(w) on the
+    columns some row holds when the inverse frequencies are those of the kernel
+    (``split`` = 1); (ii) the expansion
+    ‖w_{t+1} − w*‖² = ‖w_t − w*‖² − 2η_t⟨ŵ_t − w*, g_t⟩ + cross·η_t⟨ŵ_t − w_t, g_t⟩ +
+    η_t²‖g_t‖², an identity at every step; (iii) the conflict lemma: ⟨ŵ_t − w_t, g_t⟩ only
+    involves steps whose rows meet row i_t, at most Σ_s η_s c(i_s, i_t)‖g_s‖‖g_t‖, and the
+    frequency of such pairs among 200,000 independent draws is ρ̄ (``rho_scale`` = 1,
+    within 10 %); (iv) Young's split
+    ‖ŵ − w*‖² ≥ keep‖w − w*‖² − penalty‖ŵ − w‖², checked on the pair
+    ŵ − w = −(1/4)(w − w*) where it is an equality; (v) η_s ≤ window·η_t for
+    |s − t| ≤ τ when t0 ≥ 2τ; (vi) the
+    induction (1 − contraction/s)V/s + C/(σ²s²) ≤ V/(s + 1) for every s ≥ t0 with
+    V = vfac·C/σ².
+
+    Parameters
+    ----------
+    X, y, sigma : the instance (:func:`sparse_instance`)
+    t0 : float
+        Step offset (t0 ≥ 2τ).
+    tau : int
+        The delay.
+    w_star : numpy.ndarray
+        The minimizer of F.
+    steps, seed : int
+        The run checked step by step.
+    cross, keep, penalty, window, split, rho_scale, contraction, vfac : float
+        The proof's constants (2, 3/4, 3, 2, 1, 1, 3/2, 2).
+
+    Returns
+    -------
+    dict
+        ``identity`` (largest relative residual of (ii)), ``conflict_freq`` and
+        ``rho_bar`` of (iii), ``window`` (largest η_s/η_t), ``w`` the run's w_T
+        (:func:`delayed_sgd` with the same arguments returns it).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> import rlmlib
+    >>> X, y, sigma = sparse_instance(m=300, n=200, d=3)
+    >>> ws = rlmlib.lbfgs(X, y, sigma=sigma, loss="logistic", tol=1e-12).w
+    >>> r = check_hogwild_proof(X, y, sigma, 200.0, 4, ws, steps=200)
+    >>> bool(r["identity"] < 1e-9)
+    True
+    """
+    m, n = X.shape
+    idx = np.random.default_rng(seed).integers(0, m, steps)   # as delayed_sgd draws
+    rng = np.random.default_rng(seed + 1)
+    inv_p = _split_inverse_frequencies(X) * split
+    Xd = X.toarray()
+    S = Xd != 0
+
+    def g_of(i, v):
+        return (_logistic_deriv(Xd[i] @ v, y[i]) * Xd[i] + sigma * inv_p * S[i] * v)
+
+    # (i) unbiased split: the mean of the directions is the gradient of F
+    v = rng.standard_normal(n)
+    mean_g = np.mean([g_of(i, v) for i in range(m)], axis=0)
+    grad = Xd.T @ _logistic_deriv(Xd @ v, y) / m + sigma * v
+    held = S.any(axis=0)                      # columns no row holds stay at 0 = w*_j
+    assert np.allclose(mean_g[held], grad[held], rtol=1e-10, atol=1e-12), "split"
+    # the run: rows with replacement, the last tau updates invisible
+    eta = 1.0 / (sigma * (np.arange(steps) + t0))
+    w = np.zeros(n)
+    upd = []                                  # eta_s g_s, dense
+    worst = 0.0
+    rho_bar = conflict_fraction(X)[0]
+    for t in range(steps):
+        i = idx[t]
+        hat = w + sum(upd[max(0, t - tau):t], np.zeros(n))
+        g = g_of(i, hat)
+        new = w - eta[t] * g
+        e2 = (w - w_star) @ (w - w_star)
+        rhs = (e2 - 2 * eta[t] * (hat - w_star) @ g + cross * eta[t] * (hat - w) @ g
+               + eta[t] ** 2 * g @ g)
+        lhs = (new - w_star) @ (new - w_star)
+        scale = e2 + eta[t] * abs((hat - w_star) @ g) + eta[t] ** 2 * g @ g
+        assert abs(lhs - rhs) <= 1e-9 * scale, ("expansion", t, lhs, rhs)
+        worst = max(worst, abs(lhs - rhs) / scale)
+        # (iii) only conflicting steps enter <hat - w, g>
+        lim = 0.0
+        for s in range(max(0, t - tau), t):
+            c = bool(np.any(S[idx[s]] & S[i]))
+            lim += c * np.linalg.norm(upd[s]) * np.linalg.norm(g)
+        assert abs((hat - w) @ g) <= lim * (1 + 1e-12) + 1e-300, ("conflict", t)
+        upd.append(eta[t] * g)
+        w = new
+    # two independent draws of the sampler conflict with probability rho_bar
+    B = (abs(X) > 0).astype(np.int64).tocsr()
+    i1, i2 = rng.integers(0, m, 200_000), rng.integers(0, m, 200_000)
+    freq = float(np.mean(B[i1].multiply(B[i2]).sum(axis=1).A.ravel() > 0))
+    assert abs(freq / (rho_scale * rho_bar) - 1) <= 0.1, ("rho", freq, rho_bar)
+    # (iv) Young's split, tight on the pair b = -a/4
+    a = rng.standard_normal(n)
+    b = -0.25 * a
+    assert (a + b) @ (a + b) >= keep * a @ a - penalty * b @ b - 1e-12 * a @ a, "young"
+    # (v) the window of steps a step may see, t0 >= 2 tau
+    assert t0 >= 2 * tau
+    ratio = max(((t + t0) / (max(0, t - tau) + t0) for t in range(tau + 1)),
+                default=1.0)
+    assert ratio <= window, ("window", ratio)
+    # (vi) the induction, s = t + t0 over the run and far beyond
+    s = t0 + np.arange(0, 10 ** 6, 7, dtype=float)
+    C = 1.0                                   # the step is homogeneous in C / sigma^2
+    V = vfac * C / sigma ** 2
+    lhs = (1 - contraction / s) * V / s + C / (sigma ** 2 * s ** 2)
+    assert np.all(lhs <= V / (s + 1) * (1 + 1e-12)), "induction"
+    return {"identity": worst, "conflict_freq": freq, "rho_bar": rho_bar,
+            "window": ratio, "w": w}

@@ -65,6 +65,22 @@ def _finish(res, P, parts, check_seconds):
     return res
 
 
+def _problem(name, X, y, sigma, loss, epochs, seed, order, losses):
+    """The one driver's checks of the rows and the shared arguments (the serial
+    solvers' messages), for the adapter ``name``."""
+    return Problem(name, X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                   order=order, orders=ORDERS, losses=losses, compact_dense=False)
+
+
+def _run(solver, P, partitions, client, **kw):
+    """Scatter the checked rows as ``partitions`` blocks, run the partition-level
+    ``solver`` on them with the checked σ, seed and order, and finish its Result."""
+    client, parts = _scatter(P, partitions, client)
+    res = solver(parts, sigma=P.sigma, seed=P.seed, order=P.order, client=client, **kw)
+    res.params.update(epochs=P.epochs, partitions=len(parts))
+    return _finish(res, P, parts, P.check_seconds)
+
+
 @sigma_keyword
 def local_sgd(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="hinge",
               t0=None, seed=0, order="reshuffle", client=None):
@@ -100,19 +116,14 @@ def local_sgd(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="hinge"
     >>> import rlmlib                                                     # doctest: +SKIP
     >>> res = rlmlib.DISTRIBUTED["local_sgd"](X, y, sigma=0.01, epochs=4)  # doctest: +SKIP
     """
-    P = Problem("local_sgd", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
-                order=order, orders=ORDERS, losses=LOCAL_SGD_LOSSES, compact_dense=False)
+    P = _problem("local_sgd", X, y, sigma, loss, epochs, seed, order, LOCAL_SGD_LOSSES)
     rounds, local_epochs = _rounds(P.epochs, local_epochs)
     if t0 is not None:
         t0 = check_positive("t0", t0)
     _sgd_scale(P, t0_heuristic(P.sigma, loss, P.R if P.R < 2.0 ** 500 else 1.0)
                if t0 is None else t0)
-    client, parts = _scatter(P, partitions, client)
-    res = _local_sgd(parts, sigma=P.sigma, rounds=rounds,
-                                   local_epochs=local_epochs, loss=loss, t0=t0,
-                                   seed=P.seed, order=P.order, client=client)
-    res.params.update(epochs=P.epochs, partitions=len(parts))
-    return _finish(res, P, parts, P.check_seconds)
+    return _run(_local_sgd, P, partitions, client, rounds=rounds,
+                local_epochs=local_epochs, loss=loss, t0=t0)
 
 
 @sigma_keyword
@@ -154,19 +165,14 @@ def cocoa(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="hinge", ga
     >>> res.info["gap"] < 1e-6                                          # doctest: +SKIP
     True
     """
-    P = Problem("cocoa", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
-                order=order, orders=ORDERS, losses=SDCA_LOSSES, compact_dense=False)
+    P = _problem("cocoa", X, y, sigma, loss, epochs, seed, order, SDCA_LOSSES)
     rounds, local_epochs = _rounds(P.epochs, local_epochs)
     P.check_scale(*P.minimizer_bound(), extra=((P.R * P.R, "max||x_i||^2 (the dual "
                                                 "coordinates' curvature)"),))
     K = check_int("partitions", partitions, hi=P.m)
     check_aggregation(gamma, sigma_prime, K)
-    client, parts = _scatter(P, K, client)
-    res = _cocoa(parts, sigma=P.sigma, rounds=rounds, local_epochs=local_epochs,
-                           loss=loss, gamma=gamma, sigma_prime=sigma_prime, seed=P.seed,
-                           order=P.order, client=client)
-    res.params.update(epochs=P.epochs, partitions=len(parts))
-    return _finish(res, P, parts, P.check_seconds)
+    return _run(_cocoa, P, K, client, rounds=rounds, local_epochs=local_epochs,
+                loss=loss, gamma=gamma, sigma_prime=sigma_prime)
 
 
 @sigma_keyword
@@ -206,8 +212,7 @@ def local_svrg(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="logis
     >>> import rlmlib                                                     # doctest: +SKIP
     >>> res = rlmlib.DISTRIBUTED["local_svrg"](X, y, sigma=0.01, epochs=8)  # doctest: +SKIP
     """
-    P = Problem("local_svrg", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
-                order=order, orders=ORDERS, losses=tuple(CURVATURE), compact_dense=False)
+    P = _problem("local_svrg", X, y, sigma, loss, epochs, seed, order, tuple(CURVATURE))
     local_epochs = check_int("local_epochs", local_epochs)
     if P.epochs % (local_epochs + 1):
         raise ValueError(f"epochs must be a multiple of local_epochs + 1 = "
@@ -216,12 +221,9 @@ def local_svrg(X, y, *, sigma, epochs, local_epochs=1, partitions=2, loss="logis
     if step is not None:
         step = check_positive("step", step)
     P.check_scale(*P.minimizer_bound())
-    client, parts = _scatter(P, partitions, client)
-    res = _local_svrg(parts, sigma=P.sigma, rounds=P.epochs // (local_epochs + 1),
-                      local_epochs=local_epochs, loss=loss, step=step, seed=P.seed,
-                      order=P.order, client=client)
-    res.params.update(epochs=P.epochs, partitions=len(parts))
-    return _finish(res, P, parts, P.check_seconds)
+    return _run(_local_svrg, P, partitions, client,
+                rounds=P.epochs // (local_epochs + 1), local_epochs=local_epochs,
+                loss=loss, step=step)
 
 
 def registered():

@@ -18,10 +18,9 @@ import numpy as np
 
 from ..core.checks import check_positive
 from ..core.losses import LOGISTIC, loss_code
-from ..core.order import ExampleStream
 from ..solvers.sdca import (BETA_EDGE, SDCA_LOSSES, _dual_objective, dual_to_primal,
                             sdca_steps)
-from .driver import check_run, gather, get_dw, local_task, run_rounds, setup, stream_seed
+from .driver import check_run, gather, get_dw, local_task, run_rounds, setup, streams
 
 
 def _init(X, y, state, w, r, sm, code, loss):
@@ -155,10 +154,9 @@ def cocoa(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", gamma=1.0,
     gamma = float(gamma)
     m = sum(s[0] for s in shapes)
     code = loss_code(loss)
-    states0 = [client.submit(local_task, _init, p, k,
-                             {"stream": ExampleStream(s[0], order, stream_seed(seed, k))},
-                             None, (0, sigma * m, code, loss), pure=False)
-               for k, (p, s) in enumerate(zip(parts, shapes))]
+    states0 = [client.submit(local_task, _init, p, k, st, None,
+                             (0, sigma * m, code, loss), pure=False)
+               for k, (p, st) in enumerate(zip(parts, streams(shapes, order, seed)))]
     w0 = sum(gather(client, [client.submit(get_dw, s, pure=False) for s in states0],
                     "the initial duals", [s[3] for s in shapes]))
     def combine(w, dws):

@@ -208,6 +208,27 @@ def check_run(sigma, rounds, local_epochs, seed, order):
     return out
 
 
+def streams(shapes, order, seed):
+    """Every partition's example stream, as the initial states of its task (partition
+    k's order seeded by :func:`stream_seed`)."""
+    from ..core.order import ExampleStream
+
+    return [{"stream": ExampleStream(s[0], order, stream_seed(seed, k))}
+            for k, s in enumerate(shapes)]
+
+
+def weighted_average(shapes):
+    """The client's step of the averaging methods: w <- w + Σ_k (m_k/m) dw_k, the
+    average of the partitions' local models weighted by their sizes m_k."""
+    m = sum(s[0] for s in shapes)
+    weights = [s[0] / m for s in shapes]
+
+    def combine(w, dws):
+        return w + sum(c * d for c, d in zip(weights, dws))
+
+    return combine
+
+
 def stream_seed(seed, k):
     """Partition k's example-order seed: ``seed`` itself for partition 0 (so that one
     partition visits the examples as the serial solver does), (seed, k) otherwise."""

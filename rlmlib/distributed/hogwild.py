@@ -12,7 +12,8 @@ max(0, ·) keeps a rare feature's early shrink from overshooting). No locks: a t
 read w while another writes it, which the analysis allows for sparse data. With
 ``threads=1`` the run is deterministic (tested against a transcription of the step);
 with more it is not (the interleaving of the threads decides). Python threads, no
-OpenMP: nothing spins while idle and nothing is forked.
+OpenMP: nothing spins while idle and nothing is forked. What the book's theorem on these
+steps covers, and what it does not, is said in ``hogwild``'s docstring.
 """
 import concurrent.futures
 
@@ -23,6 +24,7 @@ from numba import njit
 from ..core.checks import check_int, check_positive, sigma_keyword
 from ..core.losses import LOSSES, loss_deriv
 from ..core.objective import objective
+from ..core.order import ORDERS, ExampleStream
 from ..core.problem import Problem
 from ..core.result import Result, Trace
 from ..solvers.sgd import _check_scale as _sgd_scale, t0_heuristic
@@ -47,13 +49,23 @@ def hogwild_steps(data, indices, indptr, y, w, order, t_first, stride, sigma, t0
 
 
 @sigma_keyword
-def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
+def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0,
+            order="reshuffle"):
     """Lock-free SGD with ``threads`` threads on one process's CSR rows (labels -1/+1).
 
-    Each thread runs plain SGD steps (step 1/(sigma (t + t0))) on its share of a random
-    permutation of the rows and writes to the shared ``w`` without locks (numba kernels
-    that release the GIL). With ``threads > 1`` the result depends on the threads'
-    interleaving: it is not reproducible bit for bit, only in distribution.
+    Each pass draws m example indices in ``order`` (a random permutation by default,
+    ``'replacement'``: m uniform draws); each thread runs plain SGD steps (step
+    1/(sigma (t + t0))) on its contiguous share of them and writes to the shared ``w``
+    without locks (numba kernels that release the GIL). With ``threads > 1`` the result
+    depends on the threads' interleaving: it is not reproducible bit for bit, only in
+    distribution.
+
+    The book's theorem on lock-free steps (thm-dist-hogwild, chapters/distributed/cocoa)
+    covers a run with ``order='replacement'``, ``threads=1`` and t0 >= max_j 1/p_j
+    exactly (its delay is 0). With more threads it does not cover two things: the write
+    is a plain load and store, not an atomic addition (another thread's write to the
+    same coordinate between the two is lost), and the step counter t is the order of the
+    draws only while the threads advance in step (nothing bounds the delay).
 
     Parameters
     ----------
@@ -72,7 +84,9 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     t0 : float, optional
         Step offset; the library's heuristic by default.
     seed : int, default 0
-        Seed of the permutations.
+        Seed of the example order.
+    order : {'reshuffle', 'shuffle_once', 'cyclic', 'replacement'}, default 'reshuffle'
+        How each pass draws its m examples (``rlmlib.sgd``'s orders, the same streams).
 
     Returns
     -------
@@ -96,6 +110,7 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     import time
 
     P = Problem("hogwild", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
+                order=order, orders=ORDERS,
                 losses=tuple(k for k in LOSSES if k != "exponential"), compact_dense=False)
     threads = check_int("threads", threads)
     t0 = (t0_heuristic(P.sigma, loss, P.R if P.R < 2.0 ** 500 else 1.0) if t0 is None
@@ -108,12 +123,12 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     inv_p = np.where(counts > 0, m / np.maximum(counts, 1.0), 0.0)
     code = P.code
     w = np.zeros(n)
-    rng = np.random.default_rng(seed)
+    stream = ExampleStream(m, P.order, seed)
     F0 = objective(X, yf, w, sigma=sigma, loss=loss)
     start = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         for e in range(epochs):
-            perm = rng.permutation(m).astype(np.int64)
+            perm = stream.take(m).astype(np.int64)
             blocks = np.array_split(perm, threads)
             futs = [pool.submit(hogwild_steps, X.data, X.indices, X.indptr, yf, w, blk,
                                 e * m + h, threads, sigma, t0, code, inv_p)
@@ -125,6 +140,6 @@ def hogwild(X, y, *, sigma, epochs, threads=2, loss="hinge", t0=None, seed=0):
     trace = Trace(np.array([0, epochs * m]), np.array([0.0, epochs]),
                   np.array([0.0, secs]), np.array([F0, F]))
     params = {"sigma": sigma, "epochs": epochs, "threads": threads, "loss": loss,
-              "t0": t0, "seed": seed}
+              "t0": t0, "seed": seed, "order": P.order}
     return Result(w=w, solver="hogwild", params=params, trace=trace, classes=P.classes,
                   info={"check_seconds": P.check_seconds})

@@ -11,9 +11,8 @@ import numpy as np
 
 from ..core.checks import check_positive
 from ..core.losses import LOSSES, loss_code
-from ..core.order import ExampleStream
 from ..solvers.sgd import sgd_steps, t0_heuristic
-from .driver import check_run, run_rounds, setup, stream_seed
+from .driver import check_run, run_rounds, setup, streams, weighted_average
 
 
 def _local_sgd_round(X, y, state, w, r, H, sigma, t0, code, loss):
@@ -76,16 +75,10 @@ def local_sgd(partitions, *, sigma, rounds, local_epochs=1, loss="hinge", t0=Non
     R = max(s[2] for s in shapes)
     t0 = t0_heuristic(sigma, loss, R) if t0 is None else check_positive("t0", t0)
     m = sum(s[0] for s in shapes)
-    weights = np.array([s[0] / m for s in shapes])
-    states = [{"stream": ExampleStream(s[0], order, stream_seed(seed, k))}
-              for k, s in enumerate(shapes)]
-
-    def combine(w, dws):
-        return w + sum(c * d for c, d in zip(weights, dws))
-
     params = {"sigma": sigma, "rounds": rounds, "local_epochs": int(local_epochs),
               "loss": loss, "t0": t0, "seed": seed, "order": order}
-    return run_rounds("local_sgd", client, parts, shapes, states, _local_sgd_round,
-                      (int(local_epochs), sigma, t0, loss_code(loss), loss), combine,
+    return run_rounds("local_sgd", client, parts, shapes, streams(shapes, order, seed),
+                      _local_sgd_round, (int(local_epochs), sigma, t0, loss_code(loss),
+                                         loss), weighted_average(shapes),
                       rounds, sigma, loss, params, np.zeros(shapes[0][1]),
                       int(local_epochs) * m, callback=callback)

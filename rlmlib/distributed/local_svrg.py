@@ -1,6 +1,5 @@
-"""Local SGD with variance-reduced local steps (local SVRG: Konečný et al. 2016's
-federated SVRG, DANE's corrected local objective solved by SVRG; Shamir et al. 2014) over
-partitions on a Dask cluster.
+"""Local SGD with variance-reduced local steps (local SVRG; the book's name, page
+chapters/distributed/index) over partitions on a Dask cluster.
 
 A round, from the shared w̃: the workers send Σ_{i∈k} ℓ'(⟨w̃, x_i⟩) x_i, the client sums
 them into the full loss gradient ḡ = (1/m) Σ_i ℓ'(⟨w̃, x_i⟩) x_i and sends it back (one
@@ -23,11 +22,11 @@ import numpy as np
 from ..core.checks import check_positive
 from ..core.losses import LOSSES, loss_code
 from ..core.objective import mean_loss_grad
-from ..core.order import ExampleStream
 from ..precond.preconditioner import CURVATURE
 from ..solvers.svrg import svrg_snapshot, svrg_steps
 from ..solvers.vr import catch_up_all
-from .driver import check_run, gather, run_rounds, setup, stream_seed
+from .driver import (check_run, gather, run_rounds, setup, streams,
+                     weighted_average)
 from .partitions import check_partition
 
 
@@ -144,9 +143,6 @@ def local_svrg(partitions, *, sigma, rounds, local_epochs=1, loss="logistic", st
     step = 1.0 / L_max if step is None else check_positive("step", step)
     m = sum(s[0] for s in shapes)
     n = shapes[0][1]
-    weights = np.array([s[0] / m for s in shapes])
-    states = [{"stream": ExampleStream(s[0], order, stream_seed(seed, k))}
-              for k, s in enumerate(shapes)]
 
     def full_gradient(cl, ps, w):
         """ḡ at w from the partitions' sums, and the bytes it moved (w out, a sum back,
@@ -156,13 +152,11 @@ def local_svrg(partitions, *, sigma, rounds, local_epochs=1, loss="logistic", st
                       [s[3] for s in shapes])
         return sum(sums) / m, 3 * len(ps) * n * 8
 
-    def combine(w, dws):
-        return w + sum(c * d for c, d in zip(weights, dws))
-
     params = {"sigma": sigma, "rounds": rounds, "local_epochs": local_epochs,
               "loss": loss, "step": step, "L_max": L_max, "seed": seed, "order": order}
-    res = run_rounds("local_svrg", client, parts, shapes, states, _local_svrg_round,
-                     (local_epochs, sigma, step, loss_code(loss), loss), combine,
+    res = run_rounds("local_svrg", client, parts, shapes, streams(shapes, order, seed),
+                     _local_svrg_round, (local_epochs, sigma, step, loss_code(loss),
+                                         loss), weighted_average(shapes),
                      rounds, sigma, loss, params, np.zeros(n), (local_epochs + 1) * m,
                      callback=callback, before_round=full_gradient)
     return res
