@@ -106,6 +106,14 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     >>> [round(v, 6) for v in w.tolist()]
     [0.290273, -0.196078]
     """
+    w = np.zeros(X.shape[1])
+    for w, _ in _catalyst_outer(X, y, sigma, eta, tau, idx, loss):
+        pass
+    return w
+
+
+def _catalyst_outer(X, y, sigma, eta, tau, idx, loss):
+    """The box of ``catalyst_literal``, yielding (x_k, y_k) after each outer iteration."""
     m, n = X.shape
     q = sigma / (sigma + tau)
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
@@ -113,6 +121,7 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     x_prev, yk = np.zeros(n), np.zeros(n)
     for t, j in enumerate(idx):
         if t > 0 and t % m == 0:
+            yield w, yk
             yk = w + b * (w - x_prev)
             x_prev = w.copy()
         g = _deriv(loss, X[j] @ w, y[j])
@@ -120,7 +129,51 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
         w = (u + eta * tau * yk) / (1.0 + eta * (sigma + tau))  # prox of the subproblem
         gbar = gbar + (g - a[j]) * X[j] / m
         a[j] = g
-    return w
+    if len(idx):
+        yield w, yk
+
+
+def catalyst_residuals(X, y, sigma, eta, tau, idx, loss="logistic"):
+    """The residuals ‖∇G_k(x_k)‖ of the box "Catalyst around SAGA" (one pass of SAGA per
+    outer iteration, as ``catalyst_literal``) and the tolerances δ_k of the book's
+    theorem thm-mom-catalyst, δ_k = (6/π²)(1 - √q)^{1 + k/2} √(σ D̂)/(k + 1)² with
+    D̂ = ‖∇F(0)‖²/(2σ) ≥ F(0) - F* (strong convexity with μ = σ).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma, eta, tau : float
+    idx : sequence of int, length a multiple of m
+    loss : {'logistic', 'squared'}
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ‖∇G_k(x_k)‖ and δ_k for k = 0, 1, ...
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = np.eye(2), np.array([1.0, -1.0])
+    >>> r, d = catalyst_residuals(X, y, 0.1, 0.2, 1.0, [0, 1, 1, 0], loss="squared")
+    >>> r.shape, bool(d[1] < d[0])
+    ((2,), True)
+    """
+    m = X.shape[0]
+    q = sigma / (sigma + tau)
+
+    def grad_F(w):
+        d = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
+        return X.T @ d / m + sigma * w
+
+    root = np.linalg.norm(grad_F(np.zeros(X.shape[1]))) / math.sqrt(2.0)  # √(σ D̂)
+    res, tol = [], []
+    for k, (w, yk) in enumerate(_catalyst_outer(X, y, sigma, eta, tau, idx, loss)):
+        res.append(np.linalg.norm(grad_F(w) + tau * (w - yk)))
+        tol.append(6 / math.pi**2 * (1 - math.sqrt(q)) ** (1 + k / 2) * root
+                   / (k + 1) ** 2)
+    return np.array(res), np.array(tol)
 
 
 
@@ -280,64 +333,6 @@ def katyusha_lazy_literal(X, y, sigma, inner, idx, loss="logistic"):
         xt = B / sum(theta ** -i for i in range(inner))
     return xt, ops
 
-
-def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0, rate=1.0):
-    """Largest ratio, over t = 1..T, of F(x_t) - F* to the outer bound of Catalyst,
-    8/(√q - ρ)² (1 - ρ)^{t+1} (F(x_0) - F*), on a ridge problem (m = 60, n = 5,
-    σ = 0.01, q = σ/(σ + τ), ρ = rho_frac·√q). Each subproblem
-    G_t(x) = F(x) + (τ/2)‖x - y_{t-1}‖² is solved in closed form and its minimizer z_t is
-    then moved by the whole allowed error: x_t = z_t + d with G_t(x_t) - min G_t = ε_t =
-    (2/9)(F(x_0) - F*)(1 - ρ)^t, d along ``sign``·(z_t - w*) (away from the solution for
-    sign = 1). Extrapolation as in Lin et al.'s scheme with α_0 = √q. Gaps are computed as
-    quadratic forms in x - w*, never as differences of values (no cancellation).
-    ``rate`` multiplies ρ in the bound's factor (1 - rate·ρ)^{t+1} only (rate = 2: the
-    rate claimed twice too fast), not in the schedule ε_t.
-
-    Parameters
-    ----------
-    tau : float > 0
-    rho_frac : float in (0, 1)
-    T : int
-    seed : int
-    sign : float, +1 or -1
-    rate : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> catalyst_bound_ratio(1.0, 0.9, T=20) < 1.0
-    True
-    """
-    r = np.random.default_rng(seed)
-    m, n, sigma = 60, 5, 0.01
-    X = r.standard_normal((m, n)) * np.linspace(0.2, 3.0, n)
-    y = X @ r.standard_normal(n) + 0.5 * r.standard_normal(m)
-    H = X.T @ X / m + sigma * np.eye(n)
-    c = X.T @ y / m
-    w_star = np.linalg.solve(H, c)
-    q = sigma / (sigma + tau)
-    rho = rho_frac * math.sqrt(q)
-    gap0 = 0.5 * w_star @ H @ w_star  # x_0 = 0
-    Hg = H + tau * np.eye(n)
-    x_prev, y_c, alpha, worst = np.zeros(n), np.zeros(n), math.sqrt(q), 0.0
-    for t in range(1, T + 1):
-        z = np.linalg.solve(Hg, c + tau * y_c)  # exact minimizer of G_t
-        eps_t = 2.0 / 9.0 * gap0 * (1.0 - rho) ** t
-        d = sign * (z - w_star)
-        if not np.any(d):
-            d = np.ones(n)
-        x = z + d * math.sqrt(2.0 * eps_t / (d @ Hg @ d))
-        a2 = alpha * alpha
-        alpha_new = 0.5 * (q - a2 + math.sqrt((q - a2) ** 2 + 4.0 * a2))
-        y_c = x + alpha * (1.0 - alpha) / (a2 + alpha_new) * (x - x_prev)
-        x_prev, alpha = x, alpha_new
-        bound = 8.0 / (math.sqrt(q) - rho) ** 2 * (1.0 - rate * rho) ** (t + 1) * gap0
-        e = x - w_star
-        worst = max(worst, 0.5 * (e @ H @ e) / bound)
-    return float(worst)
 
 def katyusha_stage(J, s, rate=1.0):
     """The constants of the proof of Katyusha's rate for J steps per stage and the ratio
