@@ -80,11 +80,14 @@ def averaged_sgd_literal(X, y, sigma, eta, beta, idx, loss="logistic"):
     return w
 
 
-def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
+def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic", certify=False):
     """Box "Catalyst around SAGA": outer iteration k runs m SAGA steps (the draws
     ``idx[k m:(k+1) m]``) on G_k(w) = F(w) + (τ/2)‖w - y_k‖² from the current w, the
     table of derivatives carried over; then x_k = w and y_{k+1} = x_k + b (x_k - x_{k-1}),
-    b = (1 - √q)/(1 + √q), q = σ/(σ + τ).
+    b = (1 - √q)/(1 + √q), q = σ/(σ + τ). With ``certify`` (as
+    ``rlmlib.catalyst(certify=True)``) an outer iteration ends after a multiple of m
+    steps only once ‖∇G_k(w)‖ ≤ δ_k (``catalyst_residuals``); until then SAGA goes on
+    with the same centre y_k.
 
     Parameters
     ----------
@@ -93,6 +96,7 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     sigma, eta, tau : float
     idx : sequence of int, length a multiple of m
     loss : {'logistic', 'squared'}
+    certify : bool
 
     Returns
     -------
@@ -107,36 +111,56 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     [0.290273, -0.196078]
     """
     w = np.zeros(X.shape[1])
-    for w, _ in _catalyst_outer(X, y, sigma, eta, tau, idx, loss):
+    for w, *_ in _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify, certify):
         pass
     return w
 
 
-def _catalyst_outer(X, y, sigma, eta, tau, idx, loss):
-    """The box of ``catalyst_literal``, yielding (x_k, y_k) after each outer iteration."""
+def _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify=False, residuals=True):
+    """The box of ``catalyst_literal``. Yields (w, y_k, ‖∇G_k(w)‖, δ_k, ended) after every
+    m steps and at the end of ``idx``; ``ended``: w ends outer iteration k (x_k = w).
+    ``residuals=False`` (only without ``certify``): ‖∇G_k(w)‖ and δ_k are not computed
+    (None)."""
     m, n = X.shape
     q = sigma / (sigma + tau)
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
+
+    def grad_F(w):
+        d = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
+        return X.T @ d / m + sigma * w
+
+    root = np.linalg.norm(grad_F(np.zeros(n))) / math.sqrt(2.0) if residuals else 0.0
     w, a, gbar = np.zeros(n), np.zeros(m), np.zeros(n)
-    x_prev, yk = np.zeros(n), np.zeros(n)
+    x_prev, yk, k = np.zeros(n), np.zeros(n), 0
+
+    def check(w, yk, k):
+        if not residuals:
+            return None, None, tau > 0
+        r = np.linalg.norm(grad_F(w) + tau * (w - yk))
+        delta = 6 / math.pi**2 * (1 - math.sqrt(q)) ** (1 + k / 2) * root / (k + 1) ** 2
+        return r, delta, (not certify or r <= delta) and tau > 0
+
     for t, j in enumerate(idx):
         if t > 0 and t % m == 0:
-            yield w, yk
-            yk = w + b * (w - x_prev)
-            x_prev = w.copy()
+            r, delta, ended = check(w, yk, k)
+            yield w, yk, r, delta, ended
+            if ended:
+                yk = w + b * (w - x_prev)
+                x_prev, k = w.copy(), k + 1
         g = _deriv(loss, X[j] @ w, y[j])
         u = w - eta * ((g - a[j]) * X[j] + gbar)
         w = (u + eta * tau * yk) / (1.0 + eta * (sigma + tau))  # prox of the subproblem
         gbar = gbar + (g - a[j]) * X[j] / m
         a[j] = g
     if len(idx):
-        yield w, yk
+        r, delta, ended = check(w, yk, k)
+        yield w, yk, r, delta, ended and not certify
 
 
-def catalyst_residuals(X, y, sigma, eta, tau, idx, loss="logistic"):
-    """The residuals ‖∇G_k(x_k)‖ of the box "Catalyst around SAGA" (one pass of SAGA per
-    outer iteration, as ``catalyst_literal``) and the tolerances δ_k of the book's
-    theorem thm-mom-catalyst, δ_k = (6/π²)(1 - √q)^{1 + k/2} √(σ D̂)/(k + 1)² with
+def catalyst_residuals(X, y, sigma, eta, tau, idx, loss="logistic", certify=False):
+    """The outer iterates x_k of the box "Catalyst around SAGA" (``catalyst_literal``),
+    their residuals ‖∇G_k(x_k)‖ and the tolerances δ_k of the book's theorem
+    thm-mom-catalyst, δ_k = (6/π²)(1 - √q)^{1 + k/2} √(σ D̂)/(k + 1)² with
     D̂ = ‖∇F(0)‖²/(2σ) ≥ F(0) - F* (strong convexity with μ = σ).
 
     Parameters
@@ -144,37 +168,30 @@ def catalyst_residuals(X, y, sigma, eta, tau, idx, loss="logistic"):
     X : numpy.ndarray, shape (m, n)
     y : numpy.ndarray, shape (m,)
     sigma, eta, tau : float
+        τ > 0.
     idx : sequence of int, length a multiple of m
     loss : {'logistic', 'squared'}
+    certify : bool
+        False: one pass per outer iteration (the default of ``rlmlib.catalyst``);
+        True: passes until the residual is within δ_k.
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray)
-        ‖∇G_k(x_k)‖ and δ_k for k = 0, 1, ...
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ‖∇G_k(x_k)‖, δ_k and the x_k (rows) for k = 0, 1, ...
 
     Examples
     --------
     >>> import numpy as np
     >>> X, y = np.eye(2), np.array([1.0, -1.0])
-    >>> r, d = catalyst_residuals(X, y, 0.1, 0.2, 1.0, [0, 1, 1, 0], loss="squared")
-    >>> r.shape, bool(d[1] < d[0])
-    ((2,), True)
+    >>> r, d, xs = catalyst_residuals(X, y, 0.1, 0.2, 1.0, [0, 1, 1, 0], loss="squared")
+    >>> r.shape, xs.shape, bool(d[1] < d[0])
+    ((2,), (2, 2), True)
     """
-    m = X.shape[0]
-    q = sigma / (sigma + tau)
-
-    def grad_F(w):
-        d = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
-        return X.T @ d / m + sigma * w
-
-    root = np.linalg.norm(grad_F(np.zeros(X.shape[1]))) / math.sqrt(2.0)  # √(σ D̂)
-    res, tol = [], []
-    for k, (w, yk) in enumerate(_catalyst_outer(X, y, sigma, eta, tau, idx, loss)):
-        res.append(np.linalg.norm(grad_F(w) + tau * (w - yk)))
-        tol.append(6 / math.pi**2 * (1 - math.sqrt(q)) ** (1 + k / 2) * root
-                   / (k + 1) ** 2)
-    return np.array(res), np.array(tol)
-
+    out = [(r, d, w) for w, _, r, d, ended in
+           _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify) if ended]
+    res, tol, xs = zip(*out) if out else ((), (), ())
+    return np.array(res), np.array(tol), np.array(xs).reshape(len(out), X.shape[1])
 
 
 def katyusha_literal(X, y, sigma, inner, idx, loss="logistic"):
