@@ -9,6 +9,7 @@ comparing ``rlmlib.sgd_momentum`` and ``rlmlib.catalyst`` with their boxes to ro
 import math
 
 import numpy as np
+from scipy.special import expit
 
 from .vr import _deriv
 
@@ -126,7 +127,8 @@ def _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify=False, residuals=T
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
 
     def grad_F(w):
-        d = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
+        z = X @ w
+        d = z - y if loss == "squared" else -y * expit(-y * z)  # ℓ'(z), vectorized
         return X.T @ d / m + sigma * w
 
     root = np.linalg.norm(grad_F(np.zeros(n))) / math.sqrt(2.0) if residuals else 0.0

@@ -784,7 +784,7 @@ def check_catalyst_proof(seed=0, *, smooth=1.0, strong=1.0, gap=0.5, rate=1.0,
     distance bound ‖w − w*‖² ≤ ``dist``·(F(w) − F*)/μ (attained along the μ-direction),
     the bound Φ_0 ≤ ``phi0``·(F(w_0) − F*) (attained to 1 % when w_0 − w* lies along
     the μ-direction and τ = 10⁴ μ), the root of the quadratic inequality
-    u² ≤ (1 − α)v² + c(u + v): u ≤ θ v + ``root``·c/θ, θ = √(1 − α), on a grid
+    u² ≤ (1 − α)v² + c(u + v): u ≤ ω v + ``root``·c/ω, ω = √(1 − α), on a grid
     (attained as c/v → 0), the sum of the schedule (at most 1, attained in the limit)
     and the final constant (√phi0 + √dist)².
 
@@ -807,7 +807,7 @@ def check_catalyst_proof(seed=0, *, smooth=1.0, strong=1.0, gap=0.5, rate=1.0,
     dict
         ``smooth_ratio`` (largest envelope curvature / τ), ``key_slack`` (relative slack
         of (ii) at the tight point), ``step_ratio`` (largest Φ_{t+1} over the one-step
-        bound), ``root_ratio`` (largest u over θv + c/θ), ``final_ratio``
+        bound), ``root_ratio`` (largest u over ωv + c/ω), ``final_ratio``
         (F(w_T) − F* over constant·(1 − √q)^T (F(w_0) − F*)).
 
     Raises
@@ -920,8 +920,8 @@ def check_catalyst_count(*, per_step=10.0, passes=(10.0, 12.0), ratio=79.0,
     τ = L_max/m − σ, min((L_max/m)/(5 L_G), 1/(3m)) ≥ 1/(``per_step``·m) for
     L_G = L_max + τ (attained at m = 1, κ → ∞); (ii) the expected number of passes,
     1 + Σ_{k≥1} min(1, A e^{−k/10}) ≤ ``passes[0]``·ln⁺A + ``passes[1]`` (within 2 of
-    equality at A = 1 and at A = 10¹²); (iii) the warm-start ratio 16 (π²/6) θ^{−3} ≤ ``ratio`` for
-    √q ≤ ½, θ = √(1 − √q) (attained to 6 % at √q = ½); (iv) the outer count:
+    equality at A = 1 and at A = 10¹²); (iii) the warm-start ratio 16 (π²/6) ω^{−3} ≤ ``ratio`` for
+    √q ≤ ½, ω = √(1 − √q) (attained to 6 % at √q = ½); (iv) the outer count:
     ``outer``·(1 − √q)^T ≤ ε for T = ⌈ln(8/ε)/√q⌉ (attained as q → 0).
 
     Parameters
