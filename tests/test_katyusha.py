@@ -3,8 +3,8 @@
 steps = the box at every snapshot (and = the lazy transcription, coordinate updates
 counted), the optimum certified by rlmlib.lbfgs on dense and sparse input, its parameters
 against Allen-Zhu's, errors on bad input, and the numerical
-checks of the page's Katyusha proof (each constant off by a factor 2 fails) and Catalyst
-bound (a rate off by a factor 2 fails)."""
+checks of the page's Katyusha proof (each constant off by a factor 2 fails). Catalyst's
+proof checks are in tests/test_proof_checks.py."""
 import math
 
 import numpy as np
