@@ -1,14 +1,14 @@
 """sgd_momentum and catalyst: equality with the literal NumPy transcriptions of their
 algorithm boxes (rlmlib.book.momentum), the exact rescaled-step form of heavy ball,
-dense = sparse, optima certified by rlmlib.lbfgs, Catalyst with tau = 0 is SAGA, and
-errors on bad input."""
+dense = sparse, optima certified by rlmlib.lbfgs, Catalyst with tau = 0 is SAGA, Catalyst's
+certified mode against its box and the book's outer theorem, and errors on bad input."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import rlmlib
 from rlmlib.book.momentum import (averaged_sgd_literal, catalyst_literal,
-                                  sgd_momentum_literal)
+                                  catalyst_residuals, sgd_momentum_literal)
 from rlmlib.book.vr import draws
 from rlmlib.solvers.sgd_momentum import momentum_matrix, power_table
 from test_saga import close, problem  # sparse random rows; equality to 1e-12
@@ -113,6 +113,49 @@ def test_catalyst_equals_its_box(loss):
         close(res.w, ref)
 
 
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_catalyst_certified_equals_its_box(loss, sparse):
+    X, y = problem(loss)
+    m = len(y)
+    res = rlmlib.catalyst(sp.csr_matrix(X) if sparse else X, y, sigma=1e-3, epochs=30,
+                          loss=loss, tau=0.5, certify=True, seed=3)
+    idx = draws(m, 30 * m, seed=3)
+    ref = catalyst_literal(X, y, 1e-3, res.params["step"], 0.5, idx, loss, certify=True)
+    close(res.w, ref)
+    r, d, _ = catalyst_residuals(X, y, 1e-3, res.params["step"], 0.5, idx, loss,
+                                 certify=True)
+    k = res.info["outer_iterations"]
+    assert 3 <= k == len(r) < 30 and res.info["certificate_passes"] > k
+    np.testing.assert_allclose(res.info["residual_ratios"], r / d, rtol=1e-6)
+    assert res.info["residual_ratios"].max() <= 1
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_catalyst_certified_run_meets_the_outer_theorem(loss):
+    # thm-mom-catalyst: F(x_k) - F* <= 8 (1 - sqrt q)^{k+1} D,
+    # D = |grad F(0)|^2/(2 sigma)
+    X, y = problem(loss, m=120)
+    sigma, tau = 1e-3, 0.3
+    F = ((lambda w: 0.5 * np.mean((X @ w - y) ** 2)) if loss == "squared" else
+         (lambda w: np.mean(np.logaddexp(0.0, -y * (X @ w)))))
+    ref = rlmlib.lbfgs(X, y, sigma=sigma, loss=loss, tol=1e-13).objective
+    step = rlmlib.catalyst(X, y, sigma=sigma, epochs=1, loss=loss,
+                           tau=tau).params["step"]
+    r, d, xs = catalyst_residuals(X, y, sigma, step, tau, draws(120, 40 * 120, seed=0),
+                                  loss, certify=True)
+    g0 = (X.T @ (-y if loss == "squared" else -y / 2) / 120)
+    D = np.sum(g0**2) / (2 * sigma)
+    q = sigma / (sigma + tau)
+    gaps = np.array([F(x) + sigma / 2 * x @ x - ref for x in xs])
+    bound = 8 * (1 - np.sqrt(q)) ** (np.arange(len(xs)) + 1) * D
+    assert len(xs) >= 5 and np.all(r <= d) and np.all(gaps <= bound), (gaps / bound)
+    # one pass per subproblem (the default) leaves the tolerance at once on these rows
+    r1, d1, _ = catalyst_residuals(X, y, sigma, step, tau, draws(120, 10 * 120, seed=0),
+                                   loss)
+    assert np.any(r1 > d1)
+
+
 def test_catalyst_with_tau_zero_is_saga():
     X, y = problem("logistic")
     a = rlmlib.catalyst(X, y, sigma=0.05, epochs=6, tau=0.0, seed=1)
@@ -154,3 +197,5 @@ def test_bad_input_is_named():
         rlmlib.catalyst(X, y, sigma=0.1, inner=0)
     with pytest.raises(ValueError, match="step"):
         rlmlib.catalyst(X, y, sigma=0.1, step=0.0)
+    with pytest.raises(TypeError, match="certify"):
+        rlmlib.catalyst(X, y, sigma=0.1, certify="yes")

@@ -1,14 +1,17 @@
-"""The proof checks of the theory and variance-reduction pages pass with the proofs'
-constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks)."""
+"""The proof checks of the theory, variance-reduction, momentum and distributed pages pass
+with the proofs' constants and fail with a constant off by a factor 2 (rlmlib.book.proof_checks)."""
+
+import math
 
 import numpy as np
 import pytest
 
-from rlmlib.book.proof_checks import (check_last_iterate, check_lsvrg_proof,
+from rlmlib.book.proof_checks import (check_catalyst_count, check_catalyst_proof,
+                                      check_last_iterate, check_lsvrg_proof,
                                       check_reshuffling_proof, check_saga_proof,
                                       check_suffix_average, check_svrg_last_proof,
-                                      check_svrg_proof,
-                                      check_weighted_average, quadratic_moments)
+                                      check_svrg_proof, check_weighted_average,
+                                      quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
 PAGE_SUFFIX = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)
@@ -188,3 +191,35 @@ def test_hogwild_constant_at_the_theorem_conditions():
     # 8 tau rho = 1 and t0 = 60 tau: C = 3 G^2 exactly (1 + 1 + 60 tau / t0)
     assert hogwild_constant(4, 1 / 32, 240.0) == pytest.approx(3.0)
     assert hogwild_constant(0, 0.9, 10.0) == 1.0
+@pytest.mark.parametrize("tau", [0.05, 1.0, 20.0])
+def test_catalyst_proof_right_constants_pass(tau):
+    r = check_catalyst_proof(tau=tau)
+    assert 0.99 < r["smooth_ratio"] <= 1 and r["step_ratio"] <= 1
+    assert r["final_ratio"] <= 1 and 0.9 < r["root_ratio"] <= 1
+
+
+@pytest.mark.parametrize("tau", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("wrong", [dict(smooth=0.5), dict(strong=2.0), dict(strong=0.5),
+                                   dict(gap=1.0), dict(gap=0.25), dict(rate=2.0),
+                                   dict(phi0=1.0), dict(dist=1.0), dict(root=0.5),
+                                   dict(schedule=12 / math.pi**2),
+                                   dict(schedule=3 / math.pi**2),
+                                   dict(constant=4.0), dict(constant=16.0)])
+def test_catalyst_proof_constant_off_by_two_fails(wrong, tau):
+    with pytest.raises(AssertionError):
+        check_catalyst_proof(tau=tau, **wrong)
+
+
+def test_catalyst_count_right_constants_pass():
+    r = check_catalyst_count()
+    assert 0 <= r["passes_gap"] < 2 and r["ratio_max"] <= 79 and r["outer_ratio"] <= 1
+
+
+@pytest.mark.parametrize("wrong", [dict(per_step=5.0), dict(per_step=20.0),
+                                   dict(passes=(5.0, 12.0)), dict(passes=(20.0, 12.0)),
+                                   dict(passes=(10.0, 6.0)), dict(passes=(10.0, 24.0)),
+                                   dict(ratio=39.5), dict(ratio=158.0),
+                                   dict(outer=16.0), dict(outer=4.0)])
+def test_catalyst_count_constant_off_by_two_fails(wrong):
+    with pytest.raises(AssertionError):
+        check_catalyst_count(**wrong)

@@ -9,6 +9,7 @@ comparing ``rlmlib.sgd_momentum`` and ``rlmlib.catalyst`` with their boxes to ro
 import math
 
 import numpy as np
+from scipy.special import expit
 
 from .vr import _deriv
 
@@ -80,11 +81,14 @@ def averaged_sgd_literal(X, y, sigma, eta, beta, idx, loss="logistic"):
     return w
 
 
-def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
+def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic", certify=False):
     """Box "Catalyst around SAGA": outer iteration k runs m SAGA steps (the draws
     ``idx[k m:(k+1) m]``) on G_k(w) = F(w) + (τ/2)‖w - y_k‖² from the current w, the
     table of derivatives carried over; then x_k = w and y_{k+1} = x_k + b (x_k - x_{k-1}),
-    b = (1 - √q)/(1 + √q), q = σ/(σ + τ).
+    b = (1 - √q)/(1 + √q), q = σ/(σ + τ). With ``certify`` (as
+    ``rlmlib.catalyst(certify=True)``) an outer iteration ends after a multiple of m
+    steps only once ‖∇G_k(w)‖ ≤ δ_k (``catalyst_residuals``); until then SAGA goes on
+    with the same centre y_k.
 
     Parameters
     ----------
@@ -93,6 +97,7 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     sigma, eta, tau : float
     idx : sequence of int, length a multiple of m
     loss : {'logistic', 'squared'}
+    certify : bool
 
     Returns
     -------
@@ -106,22 +111,89 @@ def catalyst_literal(X, y, sigma, eta, tau, idx, loss="logistic"):
     >>> [round(v, 6) for v in w.tolist()]
     [0.290273, -0.196078]
     """
+    w = np.zeros(X.shape[1])
+    for w, *_ in _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify, certify):
+        pass
+    return w
+
+
+def _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify=False, residuals=True):
+    """The box of ``catalyst_literal``. Yields (w, y_k, ‖∇G_k(w)‖, δ_k, ended) after every
+    m steps and at the end of ``idx``; ``ended``: w ends outer iteration k (x_k = w).
+    ``residuals=False`` (only without ``certify``): ‖∇G_k(w)‖ and δ_k are not computed
+    (None)."""
     m, n = X.shape
     q = sigma / (sigma + tau)
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
+
+    def grad_F(w):
+        z = X @ w
+        d = z - y if loss == "squared" else -y * expit(-y * z)  # ℓ'(z), vectorized
+        return X.T @ d / m + sigma * w
+
+    root = np.linalg.norm(grad_F(np.zeros(n))) / math.sqrt(2.0) if residuals else 0.0
     w, a, gbar = np.zeros(n), np.zeros(m), np.zeros(n)
-    x_prev, yk = np.zeros(n), np.zeros(n)
+    x_prev, yk, k = np.zeros(n), np.zeros(n), 0
+
+    def check(w, yk, k):
+        if not residuals:
+            return None, None, tau > 0
+        r = np.linalg.norm(grad_F(w) + tau * (w - yk))
+        delta = 6 / math.pi**2 * (1 - math.sqrt(q)) ** (1 + k / 2) * root / (k + 1) ** 2
+        return r, delta, (not certify or r <= delta) and tau > 0
+
     for t, j in enumerate(idx):
         if t > 0 and t % m == 0:
-            yk = w + b * (w - x_prev)
-            x_prev = w.copy()
+            r, delta, ended = check(w, yk, k)
+            yield w, yk, r, delta, ended
+            if ended:
+                yk = w + b * (w - x_prev)
+                x_prev, k = w.copy(), k + 1
         g = _deriv(loss, X[j] @ w, y[j])
         u = w - eta * ((g - a[j]) * X[j] + gbar)
         w = (u + eta * tau * yk) / (1.0 + eta * (sigma + tau))  # prox of the subproblem
         gbar = gbar + (g - a[j]) * X[j] / m
         a[j] = g
-    return w
+    if len(idx):
+        r, delta, ended = check(w, yk, k)
+        yield w, yk, r, delta, ended and not certify
 
+
+def catalyst_residuals(X, y, sigma, eta, tau, idx, loss="logistic", certify=False):
+    """The outer iterates x_k of the box "Catalyst around SAGA" (``catalyst_literal``),
+    their residuals ‖∇G_k(x_k)‖ and the tolerances δ_k of the book's theorem
+    thm-mom-catalyst, δ_k = (6/π²)(1 - √q)^{1 + k/2} √(σ D̂)/(k + 1)² with
+    D̂ = ‖∇F(0)‖²/(2σ) ≥ F(0) - F* (strong convexity with μ = σ).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (m, n)
+    y : numpy.ndarray, shape (m,)
+    sigma, eta, tau : float
+        τ > 0.
+    idx : sequence of int, length a multiple of m
+    loss : {'logistic', 'squared'}
+    certify : bool
+        False: one pass per outer iteration (the default of ``rlmlib.catalyst``);
+        True: passes until the residual is within δ_k.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray)
+        ‖∇G_k(x_k)‖, δ_k and the x_k (rows) for k = 0, 1, ...
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = np.eye(2), np.array([1.0, -1.0])
+    >>> r, d, xs = catalyst_residuals(X, y, 0.1, 0.2, 1.0, [0, 1, 1, 0], loss="squared")
+    >>> r.shape, xs.shape, bool(d[1] < d[0])
+    ((2,), (2, 2), True)
+    """
+    out = [(r, d, w) for w, _, r, d, ended in
+           _catalyst_outer(X, y, sigma, eta, tau, idx, loss, certify) if ended]
+    res, tol, xs = zip(*out) if out else ((), (), ())
+    return np.array(res), np.array(tol), np.array(xs).reshape(len(out), X.shape[1])
 
 
 def katyusha_literal(X, y, sigma, inner, idx, loss="logistic"):
@@ -280,64 +352,6 @@ def katyusha_lazy_literal(X, y, sigma, inner, idx, loss="logistic"):
         xt = B / sum(theta ** -i for i in range(inner))
     return xt, ops
 
-
-def catalyst_bound_ratio(tau, rho_frac, T=150, seed=0, sign=1.0, rate=1.0):
-    """Largest ratio, over t = 1..T, of F(x_t) - F* to the outer bound of Catalyst,
-    8/(√q - ρ)² (1 - ρ)^{t+1} (F(x_0) - F*), on a ridge problem (m = 60, n = 5,
-    σ = 0.01, q = σ/(σ + τ), ρ = rho_frac·√q). Each subproblem
-    G_t(x) = F(x) + (τ/2)‖x - y_{t-1}‖² is solved in closed form and its minimizer z_t is
-    then moved by the whole allowed error: x_t = z_t + d with G_t(x_t) - min G_t = ε_t =
-    (2/9)(F(x_0) - F*)(1 - ρ)^t, d along ``sign``·(z_t - w*) (away from the solution for
-    sign = 1). Extrapolation as in Lin et al.'s scheme with α_0 = √q. Gaps are computed as
-    quadratic forms in x - w*, never as differences of values (no cancellation).
-    ``rate`` multiplies ρ in the bound's factor (1 - rate·ρ)^{t+1} only (rate = 2: the
-    rate claimed twice too fast), not in the schedule ε_t.
-
-    Parameters
-    ----------
-    tau : float > 0
-    rho_frac : float in (0, 1)
-    T : int
-    seed : int
-    sign : float, +1 or -1
-    rate : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> catalyst_bound_ratio(1.0, 0.9, T=20) < 1.0
-    True
-    """
-    r = np.random.default_rng(seed)
-    m, n, sigma = 60, 5, 0.01
-    X = r.standard_normal((m, n)) * np.linspace(0.2, 3.0, n)
-    y = X @ r.standard_normal(n) + 0.5 * r.standard_normal(m)
-    H = X.T @ X / m + sigma * np.eye(n)
-    c = X.T @ y / m
-    w_star = np.linalg.solve(H, c)
-    q = sigma / (sigma + tau)
-    rho = rho_frac * math.sqrt(q)
-    gap0 = 0.5 * w_star @ H @ w_star  # x_0 = 0
-    Hg = H + tau * np.eye(n)
-    x_prev, y_c, alpha, worst = np.zeros(n), np.zeros(n), math.sqrt(q), 0.0
-    for t in range(1, T + 1):
-        z = np.linalg.solve(Hg, c + tau * y_c)  # exact minimizer of G_t
-        eps_t = 2.0 / 9.0 * gap0 * (1.0 - rho) ** t
-        d = sign * (z - w_star)
-        if not np.any(d):
-            d = np.ones(n)
-        x = z + d * math.sqrt(2.0 * eps_t / (d @ Hg @ d))
-        a2 = alpha * alpha
-        alpha_new = 0.5 * (q - a2 + math.sqrt((q - a2) ** 2 + 4.0 * a2))
-        y_c = x + alpha * (1.0 - alpha) / (a2 + alpha_new) * (x - x_prev)
-        x_prev, alpha = x, alpha_new
-        bound = 8.0 / (math.sqrt(q) - rho) ** 2 * (1.0 - rate * rho) ** (t + 1) * gap0
-        e = x - w_star
-        worst = max(worst, 0.5 * (e @ H @ e) / bound)
-    return float(worst)
 
 def katyusha_stage(J, s, rate=1.0):
     """The constants of the proof of Katyusha's rate for J steps per stage and the ratio

@@ -1,4 +1,5 @@
-"""Numerical checks of the rate proofs of the theory and variance-reduction parts.
+"""Numerical checks of the rate proofs of the theory, variance-reduction, momentum and
+distributed parts.
 
 Each function runs one proof's chain of (in)equalities on an instance where that chain is
 an equality or nearly one, with the proof's constants passed as keyword arguments, and
@@ -24,7 +25,8 @@ __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average"
            "check_svrg_last_proof",
            "ridge_terms", "check_reshuffling_proof",
            "check_last_iterate", "sparse_instance", "conflict_fraction",
-           "delayed_sgd", "hogwild_constant", "check_hogwild_proof"]
+           "delayed_sgd", "hogwild_constant", "check_hogwild_proof",
+           "check_catalyst_proof", "check_catalyst_count"]
 
 
 def quadratic_moments(mu, nu2, a1, etas, tau2=0.0):
@@ -1059,3 +1061,218 @@ def check_hogwild_proof(X, y, sigma, t0, tau, w_star, *, steps=300, seed=0, cros
     assert np.all(lhs <= V / (s + 1) * (1 + 1e-12)), "induction"
     return {"identity": worst, "conflict_freq": freq, "rho_bar": rho_bar,
             "window": ratio, "w": w}
+
+
+def _near(a, b, rtol, atol):
+    """|a - b| <= atol + rtol |b| elementwise (np.allclose, without its overhead)."""
+    return bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b)))
+
+
+def check_catalyst_proof(seed=0, *, smooth=1.0, strong=1.0, gap=0.5, rate=1.0,
+                         phi0=2.0, dist=2.0, root=1.0, schedule=6 / np.pi**2,
+                         constant=8.0, n=6, mu=0.01, tau=1.0, T=300):
+    """The steps of the proof of Catalyst's outer rate (the book's thm-mom-catalyst and
+    lem-mom-moreau), each on an instance where it is tight.
+
+    The instance is the quadratic F(w) = ½ Σ_k a_k (w_k − w*_k)² with curvatures a_k from
+    μ to 10⁶ τ, so that F* = 0, the proximal point p(y) = (a w* + τ y)/(a + τ) and the
+    Moreau envelope F_τ (curvatures a τ/(a + τ)) are exact. Checked: (i) the envelope's
+    gradient τ(x − p(x)), its smoothness ``smooth``·τ (attained to 1 %) and its strong
+    convexity ``strong``·μτ/(μ + τ) (attained exactly); (ii) the key inequality
+    F(z) ≥ F(x) + ⟨g, z − y⟩ + ``gap``·‖g‖²/τ + (μ'/2)‖z − y‖², x = p(y), g = τ(y − x),
+    on random points and with equality at z = w*, y − w* along the μ-direction; (iii) the
+    run of the outer loop with residuals r_t = ∇G_t(x_t) of norm δ_t (the theorem's
+    tolerance with ``schedule``) pointing away from w*: the three-sequence form, the
+    one-step bound Φ_{t+1} ≤ (1 − ``rate``·√q) Φ_t + ⟨r_t, w_{t+1} − v_t⟩, the
+    distance bound ‖w − w*‖² ≤ ``dist``·(F(w) − F*)/μ (attained along the μ-direction),
+    the bound Φ_0 ≤ ``phi0``·(F(w_0) − F*) (attained to 1 % when w_0 − w* lies along
+    the μ-direction and τ = 10⁴ μ), the root of the quadratic inequality
+    u² ≤ (1 − α)v² + c(u + v): u ≤ ω v + ``root``·c/ω, ω = √(1 − α), on a grid
+    (attained as c/v → 0), the sum of the schedule (at most 1, attained in the limit)
+    and the final constant (√phi0 + √dist)².
+
+    Parameters
+    ----------
+    seed : int
+        Seed of w* and of the random points.
+    smooth, strong, gap, rate, phi0, dist, root, schedule, constant : float
+        The proof's constants (1, 1, ½, 1, 2, 2, 1, 6/π², 8).
+    n : int
+        Dimension (number of curvatures).
+    mu, tau : float
+        Strong convexity of F and the proximal weight.
+    T : int
+        Outer iterations of the run (it stops earlier once Φ < 10⁻²⁰ (F(w_0) − F*),
+        where the quadratic forms are rounding).
+
+    Returns
+    -------
+    dict
+        ``smooth_ratio`` (largest envelope curvature / τ), ``key_slack`` (relative slack
+        of (ii) at the tight point), ``step_ratio`` (largest Φ_{t+1} over the one-step
+        bound), ``root_ratio`` (largest u over ωv + c/ω), ``final_ratio``
+        (F(w_T) − F* over constant·(1 − √q)^T (F(w_0) − F*)).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_catalyst_proof()
+    >>> 0.99 < r["smooth_ratio"] <= 1 and r["step_ratio"] <= 1
+    True
+    """
+    rng = np.random.default_rng(seed)
+    a = np.geomspace(mu, 1e6 * tau, n)
+    ws = rng.standard_normal(n)
+
+    def F(w):
+        return 0.5 * np.sum(a * (w - ws) ** 2)
+
+    def prox(y):
+        return (a * ws + tau * y) / (a + tau)
+
+    q = mu / (mu + tau)
+    alpha = np.sqrt(q)
+    mup = mu * tau / (mu + tau)
+    # (i) the envelope
+    c_env = a * tau / (a + tau)
+    for _ in range(5):
+        x = rng.standard_normal(n)
+        grad = tau * (x - prox(x))
+        assert _near(grad, c_env * (x - ws), 1e-10, 0.0)
+    smooth_ratio = c_env.max() / (smooth * tau)
+    assert 0.99 < smooth_ratio <= 1.0, smooth_ratio
+    assert abs(c_env.min() - strong * mup) <= 1e-12 * mup, (c_env.min(), mup)
+
+    # (ii) the key inequality
+    def key_slack(y, z):
+        x = prox(y)
+        g = tau * (y - x)
+        rhs = (F(x) + g @ (z - y) + gap * (g @ g) / tau
+               + strong * mup / 2 * np.sum((z - y) ** 2))
+        return F(z) - rhs
+
+    for _ in range(50):
+        y, z = ws + rng.standard_normal(n), ws + rng.standard_normal(n)
+        s = key_slack(y, z)
+        assert s >= -1e-12 * (1.0 + F(z)), s
+    e0 = np.eye(n)[0]
+    tight = key_slack(ws + e0, ws) / (mu / 2)
+    assert abs(tight) <= 1e-9, tight
+    # (iii) the run
+    theta = np.sqrt(1.0 - alpha)
+    b = (1.0 - alpha) / (1.0 + alpha)
+    D0 = F(np.zeros(n))
+    w, z = np.zeros(n), np.zeros(n)
+    y = w.copy()
+    phi = F(w) + strong * mup / 2 * np.sum((z - ws) ** 2)
+    assert phi <= phi0 * D0 * (1 + 1e-12), (phi, D0)
+    step_ratio, scale = 0.0, 1.0 + np.abs(ws).max()
+    for t in range(T):
+        delta = schedule * np.sqrt(mu * D0) * theta ** (t + 2) / (t + 1) ** 2
+        away = y - ws
+        r = delta * away / np.linalg.norm(away)
+        w_new = prox(y + r / tau)                      # an inexact proximal point
+        resid = a * (w_new - ws) + tau * (w_new - y)   # ∇G_t at w_new
+        assert _near(resid, r, 1e-8, 1e-13 * a.max() * scale), t
+        g = tau * (y - w_new)
+        z_new = (1 - alpha) * z + alpha * y - alpha / (strong * mup) * g
+        y_new = w_new + b * (w_new - w)
+        assert _near(y_new, (w_new + alpha * z_new) / (1 + alpha), 1e-8,
+                     1e-12 * (1.0 + np.abs(y_new).max())), t
+        phi_new = F(w_new) + strong * mup / 2 * np.sum((z_new - ws) ** 2)
+        err = r @ (w_new - ((1 - alpha) * w + alpha * ws))
+        bound = (1 - rate * alpha) * phi + err
+        step_ratio = max(step_ratio, phi_new / bound)
+        assert phi_new <= bound * (1 + 1e-9) + 1e-300, (t, phi_new, bound)
+        for v in (w, w_new):
+            assert np.sum((v - ws) ** 2) <= dist * F(v) / mu * (1 + 1e-12) + 1e-300
+        w, z, y, phi = w_new, z_new, y_new, phi_new
+        if phi < 1e-20 * D0:  # below this the quadratic forms are rounding
+            break
+    final_ratio = F(w) / (constant * (1 - alpha) ** (t + 1) * D0)
+    assert final_ratio <= 1.0, final_ratio
+    # the tight cases of the distance bound and of Φ_0 ≤ phi0 (F(w_0) − F*)
+    assert 0.99 <= np.sum(e0 ** 2) / (dist * F(ws + e0) / mu) <= 1 + 1e-12
+    phi0_tight = 1 + 1e4 / (1 + 1e4)  # Φ_0 / (F(w_0) − F*) there, at τ = 10⁴ μ
+    assert 0.99 * phi0 <= phi0_tight <= phi0, phi0_tight
+    # the root of u² ≤ (1 − α) v² + c (u + v), on a grid of v and c
+    root_ratio = 0.0
+    for v in np.geomspace(1e-6, 1.0, 13):
+        for c in np.geomspace(1e-6, 1e3, 19):
+            u = (c + np.sqrt(c * c + 4 * ((1 - alpha) * v * v + c * v))) / 2
+            ratio = u / (theta * v + root * c / theta)
+            root_ratio = max(root_ratio, ratio)
+    assert 0.9 < root_ratio <= 1 + 1e-12, root_ratio
+    # the schedule sums to at most 1 (6/π² Σ 1/(t + 1)² = 1 in the limit)
+    partial = schedule * np.sum(1.0 / np.arange(1.0, 1e5 + 1) ** 2)
+    assert 0.99 < partial and schedule * np.pi**2 / 6 <= 1 + 1e-12, partial
+    assert abs(constant - (np.sqrt(phi0) + np.sqrt(dist)) ** 2) <= 1e-12 * constant
+    return {"smooth_ratio": float(smooth_ratio), "key_slack": float(tight),
+            "step_ratio": float(step_ratio), "root_ratio": float(root_ratio),
+            "final_ratio": float(final_ratio)}
+
+
+def check_catalyst_count(*, per_step=10.0, passes=(10.0, 12.0), ratio=79.0,
+                         outer=8.0):
+    """The numerical steps of the proof of the book's thm-mom-catalyst-count, each on a
+    grid on which it is tight or nearly so: (i) SAGA's rate on a subproblem with
+    τ = L_max/m − σ, min((L_max/m)/(5 L_G), 1/(3m)) ≥ 1/(``per_step``·m) for
+    L_G = L_max + τ (attained at m = 1, κ → ∞); (ii) the expected number of passes,
+    1 + Σ_{k≥1} min(1, A e^{−k/10}) ≤ ``passes[0]``·ln⁺A + ``passes[1]`` (within 2 of
+    equality at A = 1 and at A = 10¹²); (iii) the warm-start ratio 16 (π²/6) ω^{−3} ≤ ``ratio`` for
+    √q ≤ ½, ω = √(1 − √q) (attained to 6 % at √q = ½); (iv) the outer count:
+    ``outer``·(1 − √q)^T ≤ ε for T = ⌈ln(8/ε)/√q⌉ (attained as q → 0).
+
+    Parameters
+    ----------
+    per_step, ratio, outer : float
+        The proof's constants (10, 79, 8).
+    passes : tuple of two floats
+        The constants of the expected number of passes (10, 12).
+
+    Returns
+    -------
+    dict
+        ``passes_gap`` (smallest slack of (ii)), ``ratio_max`` (largest left side of
+        (iii)), ``outer_ratio`` (largest ``outer``·(1 − √q)^T/ε of (iv)).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_catalyst_count()
+    >>> r["passes_gap"] >= 0 and r["ratio_max"] <= 79
+    True
+    """
+    worst = np.inf
+    for m in (1, 2, 10, 1000):
+        for kappa in (4.0 * m, 40.0 * m, 1e6 * m):
+            Lmax, sigma = 1.0, 1.0 / kappa
+            tau = Lmax / m - sigma
+            rate = min((sigma + tau) / (5 * (Lmax + tau)), 1 / (3 * m))
+            worst = min(worst, rate * per_step * m)
+    assert 1 - 1e-12 <= worst <= 1.01, worst
+    gaps, k = [], np.arange(1, 4000)
+    for A in np.geomspace(1e-3, 1e12, 61):
+        total = 1 + np.sum(np.minimum(1.0, A * np.exp(-k / 10)))
+        gaps.append(passes[0] * max(np.log(A), 0.0) + passes[1] - total)
+    gap = min(gaps)
+    assert 0 <= gap < 2 and gaps[-1] < 2, (gap, gaps[-1])
+    sq = np.linspace(1e-4, 0.5, 200)
+    lhs = 16 * np.pi**2 / 6 * (1 - sq) ** -1.5
+    assert 0.9 * ratio < lhs.max() <= ratio, lhs.max()
+    outer_ratio = 0.0
+    for q in np.geomspace(1e-8, 0.25, 30):
+        for eps in (1e-2, 1e-6, 1e-10):
+            T = np.ceil(np.log(8 / eps) / np.sqrt(q))
+            outer_ratio = max(outer_ratio, outer * (1 - np.sqrt(q)) ** T / eps)
+    assert 0.5 < outer_ratio <= 1, outer_ratio
+    return {"passes_gap": float(gap), "ratio_max": float(lhs.max()),
+            "outer_ratio": float(outer_ratio)}
