@@ -1,5 +1,5 @@
-"""The proof checks of the theory, variance-reduction, momentum and distributed pages pass
-with the proofs' constants and fail with a constant off by a factor 2
+"""The proof checks of the theory, variance-reduction, momentum and distributed pages
+pass with the proofs' constants and fail with a constant off by a factor 2
 (rlmlib.book.proof_checks)."""
 
 import math
