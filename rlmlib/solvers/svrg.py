@@ -1,5 +1,7 @@
 """Stochastic variance reduced gradient, SVRG (Johnson & Zhang 2013), with lazy updates and
-optional data preconditioning (rlmlib/precond.py; the notation is that of rlmlib/sag.py).
+optional data preconditioning (rlmlib/precond.py; the notation is that of rlmlib/sag.py),
+and a monotone safeguard on option I (the next snapshot is the last inner iterate unless F
+there exceeds the value the gradient step w~ - g/L_max is sure to reach; then that step).
 
 Each stage takes a snapshot u~ (the current iterate), its full gradient
 mu = rho u~ + (1/m) sum_j phi_j'(<u~, xhat_j>) xhat_j, and then ``inner`` steps
@@ -22,19 +24,26 @@ from numba import njit
 
 from ..core.checks import sigma_keyword
 from ..core.prefetch import prefetch_ahead
-from ..core.losses import loss_deriv
+from ..core.losses import loss_deriv, loss_value
 from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
 
 @njit(cache=True)
 def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb, gsnap,
                   state):
-    """Fold all pending updates in, then g~_i for every row, S~ = sum g~_i x_i, Sb = Q^T g~."""
+    """Fold all pending updates in, then g~_i for every row, S~ = sum g~_i x_i, Sb = Q^T g~.
+
+    The same read of the rows also sums the loss values: returns
+    (sum_i loss(<w, x_i>, y_i), ||va||^2), both summed with Kahan's compensation (the
+    error of each is at most 2u times the sum, u = 2^-53, up to O(m u^2)), so that F at the
+    snapshot costs no further pass (the safeguard of option I, ``svrg``)."""
     catch_up_all(va, vb, last, Sa, state)
     Sa[:] = 0.0
     Sb[:] = 0.0
     m = indptr.shape[0] - 1
     r = vb.shape[0]
+    tot = 0.0  # Kahan: tot + c is the running sum of the loss values
+    c = 0.0
     for i in range(m):
         a = indptr[i]
         b = indptr[i + 1]
@@ -50,6 +59,40 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
                 Sa[indices[p]] += g * data[p]
             for q in range(r):
                 Sb[q] += g * Q[i, q]
+        v = loss_value(code, z, y[i]) - c
+        t = tot + v
+        c = (t - tot) - v
+        tot = t
+    sq = 0.0
+    c = 0.0
+    for j in range(va.shape[0]):
+        v = va[j] * va[j] - c
+        t = sq + v
+        c = (t - sq) - v
+        sq = t
+    return tot, sq
+
+
+@njit(cache=True)
+def kahan_dot(a, b):
+    """<a, b> summed with Kahan's compensation (no BLAS call: ddot wakes its threads)."""
+    tot = 0.0
+    c = 0.0
+    for j in range(a.shape[0]):
+        v = a[j] * b[j] - c
+        t = tot + v
+        c = (t - tot) - v
+        tot = t
+    return tot
+
+
+#: The safeguard's rounding allowance in units of u = 2^-53 times |F(w~)|: F at a point is
+#: computed with a relative error of at most 8u to first order (a loss value 3u with a
+#: correctly rounded exp/log1p, Kahan's sum of the m values 2u, the division by m u; the
+#: norm's squares u, their Kahan sum 2u, the product with sigma/2 u; the last addition u),
+#: so a test on two computed values needs 2 x 8u to accept every u that satisfies it
+#: exactly (DESIGN.md, "svrg's safeguard"; the book's thm-vr-svrg-guard).
+SAFEGUARD_ULPS = 16.0
 
 
 @njit(cache=True)
@@ -139,14 +182,29 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         ``res.info['snapshots']`` counts the full gradients computed (the first at
         w = 0 included). The budget and ``res.trace.epoch`` count the expected cost,
         1 + inner/m passes per ``inner`` steps; ``res.info['passes']`` the actual one.
-        No theorem of the book covers the default ('last' at the rule's steps); the
-        analysed call is ``snapshot='loopless', step=1/(5 L_max)`` (thm-vr-lsvrg), with
-        ``inner=m`` the rate of SAGA. It is not the default because, measured in passes
-        to a relative gap of 1e-6, it needs 4-6 times the default's where κ ≫ m
-        (standardized breast_cancer 430-513 against 105 with inner 2m-4m, unit-row
-        breast_cancer at κ = 10m 416 against 66, eigen_decay at κ = 100m 58 against
-        18), while it needs fewer where κ ≤ m (unit-row breast_cancer at κ = m/10: 10
-        against 27; RCV1-like at κ = 0.3m: 16 against 21).
+        'last' carries a monotone safeguard: the snapshot pass also sums the loss values,
+        so F(u) at the proposed snapshot u costs no further read of the data, and u is
+        taken when F(u) <= F(w~) - ||g||^2 / (2 L_max) + 16 u_r |F(w~)| (w~ the current
+        snapshot, g its full gradient, in the H^-1-norm with ``precondition``, L_max the
+        one the rule uses, u_r = 2^-53: 16 u_r |F| is twice the rounding error of one
+        computed F), else the gradient step w~ - g / L_max (one extra pass).
+        ``res.info['safeguard_steps']`` lists the stages that start from that step,
+        ``res.info['snapshot_objective']`` F at every snapshot; ``res.info['passes']``
+        and ``res.trace.epoch`` count the extra passes (the budget, in stages, does not).
+        When no stage falls back the run is that of the unguarded option I to the bit.
+        What is proved for which call: every 'last' run (any step, inner length and
+        order) decreases F at its snapshots at least as gradient descent at 1/L_max
+        does, F(w~_{s+1}) - F* <= (1 - mu/L_max)(F(w~_s) - F*) + 40 u_r F(w~_s) (the
+        book's thm-vr-svrg-guard): about 3 kappa log(1/eps) passes with inner 2m, far
+        above what the default measures; the rate in m + kappa is proved for
+        ``snapshot='loopless', step=1/(5 L_max)`` (thm-vr-lsvrg; ``inner=m`` the rate of
+        SAGA), which is not the default because, measured in passes to a relative gap of
+        1e-6, it needs 4-6 times the default's where kappa >> m (standardized
+        breast_cancer 430-513 against 105 with inner 2m-4m, unit-row breast_cancer at
+        kappa = 10m 416 against 66, eigen_decay at kappa = 100m 58 against 18), while it
+        needs fewer where kappa <= m (unit-row breast_cancer at kappa = m/10: 10 against
+        27; RCV1-like at kappa = 0.3m: 16 against 21). 'random' and 'loopless' run
+        without the safeguard (the analysed variants).
 
     Returns
     -------
@@ -204,12 +262,49 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     fresh = (np.zeros(m), np.zeros(n), np.zeros(r))  # the next snapshot's gsnap, Sa, Sb
     nxt, full = [0], [0]
 
+    # option I's safeguard: the next snapshot is the last inner iterate u when
+    # F(u) <= F(w~) - ||g||^2 / (2 L_max) + tol, else the gradient step w~ - g / L_max
+    guard = snapshot == "last"
+    Lhat, rho, alpha2, sig = A["Lmax"], A["rho"], A["alpha2"], A["sigma"]
+    ulp = SAFEGUARD_ULPS * 2.0 ** -53
+    held = []  # the accepted snapshot: (va, vb, Sa, Sb) copies, F, ||g||^2
+    rejected, snap_F = [], []
+
+    def snap_pass():
+        """One pass at the current point: its gradients, F and ||g||^2 (the transformed
+        problem's gradient norm with preconditioning)."""
+        tot, sq = svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap,
+                                state)
+        full[0] += 1
+        if not guard:
+            return 0.0, 0.0
+        Da = rho * va + (alpha2 / m) * Sa
+        if r == 0:
+            return tot / m + 0.5 * sig * sq, kahan_dot(Da, Da)
+        w = va + A["U"](vb)  # F(w) = F^(u): the transformed problem is an exact rewrite
+        Db = rho * vb + (A["e"] / m) * Sb
+        c = precondition.Ut_apply(Da)  # ||g^||^2 = D^T H D, D = Da + U Db, H^-1 as above
+        perp = max(kahan_dot(Da, Da) - kahan_dot(c, c), 0.0) / alpha2
+        return tot / m + 0.5 * sig * kahan_dot(w, w), \
+            perp + float(np.sum((c + Db) ** 2 / (alpha2 + A["e"])))
+
     def take_snapshot():
         restore()
         if coin is not None and full[0] > 0:  # loopless: the coins take the snapshots
             return
-        svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
-        full[0] += 1
+        F, g2 = snap_pass()
+        if guard:
+            if held:
+                (ha, hb, hSa, hSb), hF, hg2 = held.pop()
+                if not F <= hF - hg2 / (2.0 * Lhat) + ulp * abs(hF):  # NaN: rejected
+                    rejected.append(len(snap_F))  # the stage that starts at v instead
+                    va[:] = ha - (rho * ha + (alpha2 / m) * hSa) / Lhat
+                    vb[:] = hb - (rho * hb + (A["e"] / m) * hSb) / Lhat
+                    last[:] = 0.0
+                    state[:] = (1.0, 0.0)
+                    F, g2 = snap_pass()
+            held.append(((va.copy(), vb.copy(), Sa.copy(), Sb.copy()), F, g2))
+            snap_F.append(F)
         if pick is not None:
             picks.append(int(pick.integers(P.inner)))
         if coin is not None:
@@ -271,4 +366,10 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     if coin is not None:
         info["snapshots"] = full[0]
         info["passes"] = full[0] + stages * P.inner / m
+    if guard:  # the fallbacks' extra passes, in the info and the trace's pass count
+        info["safeguard_steps"] = rejected
+        info["snapshot_objective"] = snap_F
+        info["passes"] = full[0] + stages * P.inner / m
+        extra = np.searchsorted(rejected, res.trace.iteration, side="left")
+        res.trace.epoch = res.trace.epoch + extra
     return res
