@@ -38,7 +38,7 @@ def unguarded(tmp_path_factory):
     except (OSError, subprocess.CalledProcessError):
         pytest.skip(f"git history with {BEFORE} is not available")
     path = tmp_path_factory.mktemp("before") / "svrg_before.py"
-    path.write_text(src)
+    path.write_text(src.replace("cache=True", "cache=False"))  # no stale cache files
     spec = importlib.util.spec_from_file_location("rlmlib.solvers._svrg_before", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -19,13 +19,46 @@ stage of fixed length; at every step a coin with probability p = 1/inner makes t
 where that step reads its example the snapshot of the steps after it (the step itself
 uses the old snapshot).
 """
+import math
+
 import numpy as np
 from numba import njit
 
 from ..core.checks import sigma_keyword
 from ..core.prefetch import prefetch_ahead
-from ..core.losses import loss_deriv, loss_value
+from ..core.losses import LOGISTIC, SQUARED, loss_deriv, loss_value
 from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
+
+
+@njit(cache=True)
+def kahan_dot(a, b):
+    """<a, b> summed with Kahan's compensation (no BLAS call: ddot wakes its threads)."""
+    tot = 0.0
+    c = 0.0
+    for j in range(a.shape[0]):
+        v = a[j] * b[j] - c
+        t = tot + v
+        c = (t - tot) - v
+        tot = t
+    return tot
+
+
+@njit(cache=True)
+def deriv_value(code, z, y):
+    """(loss_deriv, loss_value) at z, to the bit those of ``core.losses``; the logistic
+    loss shares one exp between them (the snapshot pass then costs one log1p more per
+    row, not an exp and a log1p), the squared loss one test of ``code``."""
+    if code == LOGISTIC:
+        s = y * z
+        if s > 0.0:
+            e = math.exp(-s)
+            return -y * e / (1.0 + e), math.log1p(e)
+        e = math.exp(s)
+        return -y / (1.0 + e), -s + math.log1p(e)
+    if code == SQUARED:  # one dispatch, not two
+        r = z - y
+        return r, 0.5 * r * r
+    return loss_deriv(code, z, y), loss_value(code, z, y)
 
 
 @njit(cache=True)
@@ -52,38 +85,19 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
             z += data[p] * va[indices[p]]
         for q in range(r):
             z += vb[q] * Q[i, q]
-        g = loss_deriv(code, z, y[i]) - shift[i] * z
+        d, val = deriv_value(code, z, y[i])
+        g = d - shift[i] * z
         gsnap[i] = g
         if g != 0.0:
             for p in range(a, b):
                 Sa[indices[p]] += g * data[p]
             for q in range(r):
                 Sb[q] += g * Q[i, q]
-        v = loss_value(code, z, y[i]) - c
+        v = val - c
         t = tot + v
         c = (t - tot) - v
         tot = t
-    sq = 0.0
-    c = 0.0
-    for j in range(va.shape[0]):
-        v = va[j] * va[j] - c
-        t = sq + v
-        c = (t - sq) - v
-        sq = t
-    return tot, sq
-
-
-@njit(cache=True)
-def kahan_dot(a, b):
-    """<a, b> summed with Kahan's compensation (no BLAS call: ddot wakes its threads)."""
-    tot = 0.0
-    c = 0.0
-    for j in range(a.shape[0]):
-        v = a[j] * b[j] - c
-        t = tot + v
-        c = (t - tot) - v
-        tot = t
-    return tot
+    return tot, kahan_dot(va, va)
 
 
 #: The safeguard's rounding allowance in units of u = 2^-53 times |F(w~)|: F at a point is
