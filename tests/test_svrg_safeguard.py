@@ -105,6 +105,25 @@ def test_fallback_is_the_literal_gradient_step(loss):
     assert res.trace.epoch[-1] == res.info["passes"]
 
 
+@pytest.mark.parametrize("loss,c,inner", [("logistic", 10.0, 3), ("squared", 4.0, 20)])
+def test_forced_fallbacks_equal_the_box(loss, c, inner):
+    # the box's safeguard (rlmlib.book.vr.svrg_literal) and the library agree along runs
+    # in which some stages fall back and others keep their proposal
+    from rlmlib.book.vr import draws, svrg_literal
+
+    X, y = problem(loss, m=60, n=5, seed=8)
+    L = rlmlib.svrg(X, y, sigma=0.05, epochs=1, loss=loss).params["L_max"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = rlmlib.svrg(sp.csr_matrix(X), y, sigma=0.05, epochs=6, loss=loss,
+                          inner=inner, step=c / L, seed=3)
+    stages, fell = res.params["stages"], res.info["safeguard_steps"]
+    assert 2 <= len(fell) <= stages - 2, fell          # both kinds of stages
+    ref = svrg_literal(X, y, 0.05, c / L, inner, stages,
+                       draws(60, inner * stages, seed=3), loss)
+    np.testing.assert_allclose(res.w, ref, rtol=1e-9, atol=1e-9 * np.abs(ref).max())
+
+
 def test_huge_step_decreases_F_at_the_snapshots(unguarded):
     X, y = problem("squared", m=100, n=8, seed=6)
     L = rlmlib.svrg(X, y, sigma=1e-2, epochs=1, loss="squared").params["L_max"]
