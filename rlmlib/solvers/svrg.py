@@ -282,7 +282,8 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     Lhat, rho, alpha2, sig = A["Lmax"], A["rho"], A["alpha2"], A["sigma"]
     ulp = SAFEGUARD_ULPS * 2.0 ** -53
     held = []  # the accepted snapshot: (va, vb, Sa, Sb) copies, F, ||g||^2
-    rejected, snap_F = [], []
+    rejected, extra, snap_F = [], [], []  # fallen-back stages; those with a pass more
+    early = [False]  # the current stage overflowed and was replaced at its end
 
     def snap_pass():
         """One pass at the current point: its gradients, F and ||g||^2 (the transformed
@@ -302,6 +303,22 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         return tot / m + 0.5 * sig * kahan_dot(w, w), \
             perp + float(np.sum((c + Db) ** 2 / (alpha2 + A["e"])))
 
+    def fall_back():
+        """The gradient step from the held snapshot replaces the current point."""
+        (ha, hb, hSa, hSb), _, _ = held[-1]
+        va[:] = ha - (rho * ha + (alpha2 / m) * hSa) / Lhat
+        vb[:] = hb - (rho * hb + (A["e"] / m) * hSb) / Lhat
+        last[:] = 0.0
+        state[:] = (1.0, 0.0)
+
+    def certified():
+        """False when sigma r(u) > F(w~) (1 + 2 tol) or u is not finite: then the test
+        would reject u; the pending lazy updates are folded in, as the snapshot pass
+        does first (the same bits)."""
+        catch_up_all(va, vb, last, Sa, state)
+        w2 = kahan_dot(va, va) if r == 0 else kahan_dot(*(2 * (va + A["U"](vb),)))
+        return 0.5 * sig * w2 <= held[-1][1] * (1.0 + 2.0 * ulp)
+
     def take_snapshot():
         restore()
         if coin is not None and full[0] > 0:  # loopless: the coins take the snapshots
@@ -309,14 +326,15 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         F, g2 = snap_pass()
         if guard:
             if held:
-                (ha, hb, hSa, hSb), hF, hg2 = held.pop()
-                if not F <= hF - hg2 / (2.0 * Lhat) + ulp * abs(hF):  # NaN: rejected
+                _, hF, hg2 = held[-1]
+                if early[0]:  # the stage overflowed: already replaced, no pass wasted
+                    early[0] = False
+                elif not F <= hF - hg2 / (2.0 * Lhat) + ulp * abs(hF):  # NaN: rejected
                     rejected.append(len(snap_F))  # the stage that starts at v instead
-                    va[:] = ha - (rho * ha + (alpha2 / m) * hSa) / Lhat
-                    vb[:] = hb - (rho * hb + (A["e"] / m) * hSb) / Lhat
-                    last[:] = 0.0
-                    state[:] = (1.0, 0.0)
+                    extra.append(len(snap_F))
+                    fall_back()
                     F, g2 = snap_pass()
+                held.pop()
             held.append(((va.copy(), vb.copy(), Sa.copy(), Sb.copy()), F, g2))
             snap_F.append(F)
         if pick is not None:
@@ -352,7 +370,16 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         if coin is not None:
             return loopless(rows, yy, ind, ptr, idx, start, stop, t)
         if pick is None:
-            return run_steps(idx, ind, ptr, rows, yy, start, stop)
+            run_steps(idx, ind, ptr, rows, yy, start, stop)
+            end = t + stop - start
+            if guard and end % P.inner == 0 and not certified():
+                # O(n) certificate that the proposal fails the test (F >= sigma r, every
+                # loss >= 0): it is rejected now, without the wasted pass, so that a run
+                # whose inner steps blow up (a step far beyond 2/L_max) ends at a point
+                rejected.append(end // P.inner)
+                fall_back()
+                early[0] = True
+            return
         cut = start + picks[-1] - t % P.inner  # where step t* of this stage falls
         if start <= cut < stop:
             run_steps(idx, ind, ptr, rows, yy, start, cut)
@@ -382,8 +409,9 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         info["passes"] = full[0] + stages * P.inner / m
     if guard:  # the fallbacks' extra passes, in the info and the trace's pass count
         info["safeguard_steps"] = rejected
+        info["safeguard_passes"] = extra
         info["snapshot_objective"] = snap_F
         info["passes"] = full[0] + stages * P.inner / m
-        extra = np.searchsorted(rejected, res.trace.iteration, side="left")
-        res.trace.epoch = res.trace.epoch + extra
+        res.trace.epoch = res.trace.epoch + np.searchsorted(extra, res.trace.iteration,
+                                                            side="left")
     return res
