@@ -201,8 +201,15 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         taken when F(u) <= F(w~) - ||g||^2 / (2 L_max) + 16 u_r |F(w~)| (w~ the current
         snapshot, g its full gradient, in the H^-1-norm with ``precondition``, L_max the
         one the rule uses, u_r = 2^-53: 16 u_r |F| is twice the rounding error of one
-        computed F), else the gradient step w~ - g / L_max (one extra pass).
-        ``res.info['safeguard_steps']`` lists the stages that start from that step,
+        computed F), else the gradient step w~ - g / L_max (one extra pass, at it). At
+        each stage's end an O(n) certificate rejects u at once, without that pass, when
+        u is not finite or sigma r(u) > F(w~) (F >= sigma r, every loss being >= 0), so a
+        run whose inner steps blow up (a step far beyond 2/L_max) goes on from the
+        gradient step; this also applies to the last stage, whose u is otherwise
+        returned unchecked (the theorem is about the snapshots).
+        ``res.info['safeguard_steps']`` lists the stages that start from the gradient
+        step (the number of stages for the returned point),
+        ``res.info['safeguard_passes']`` those whose rejection cost a pass,
         ``res.info['snapshot_objective']`` F at every snapshot; ``res.info['passes']``
         and ``res.trace.epoch`` count the extra passes (the budget, in stages, does not).
         When no stage falls back the run is that of the unguarded option I to the bit.
