@@ -67,9 +67,9 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
     """Fold all pending updates in, then g~_i for every row, S~ = sum g~_i x_i, Sb = Q^T g~.
 
     The same read of the rows also sums the loss values: returns
-    (sum_i loss(<w, x_i>, y_i), ||va||^2), both summed with Kahan's compensation (the
-    error of each is at most 2u times the sum, u = 2^-53, up to O(m u^2)), so that F at the
-    snapshot costs no further pass (the safeguard of option I, ``svrg``)."""
+    sum_i loss(<w, x_i>, y_i), summed with Kahan's compensation (its error is at most 2u
+    times the sum, u = 2^-53, up to O(m u^2)), so that F at the snapshot costs no further
+    pass (the safeguard of option I, ``svrg``)."""
     catch_up_all(va, vb, last, Sa, state)
     Sa[:] = 0.0
     Sb[:] = 0.0
@@ -97,7 +97,54 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
         t = tot + v
         c = (t - tot) - v
         tot = t
-    return tot, kahan_dot(va, va)
+    return tot
+
+
+@njit(cache=True)
+def snapshot_direction(va, Sa, rho, c, keep, D):
+    """keep <- va and D <- rho va + c Sa (the part in va of the step direction of the
+    snapshot's full gradient, c = alpha2 / m) in one loop; returns (||va||^2, ||D||^2),
+    each summed with Kahan's compensation (two independent chains)."""
+    s1 = 0.0
+    c1 = 0.0
+    s2 = 0.0
+    c2 = 0.0
+    for j in range(va.shape[0]):
+        a = va[j]
+        keep[j] = a
+        d = rho * a + c * Sa[j]
+        D[j] = d
+        v1 = a * a - c1
+        t1 = s1 + v1
+        c1 = (t1 - s1) - v1
+        s1 = t1
+        v2 = d * d - c2
+        t2 = s2 + v2
+        c2 = (t2 - s2) - v2
+        s2 = t2
+    return s1, s2
+
+
+@njit(cache=True)
+def catch_up_norm2(va, vb, last, Sa, state):
+    """``catch_up_all`` (the same bits) and ||va||^2 afterwards (Kahan), in one loop."""
+    s = state[0]
+    cum = state[1]
+    tot = 0.0
+    comp = 0.0
+    for j in range(va.shape[0]):
+        a = (va[j] - Sa[j] * (cum - last[j])) * s
+        va[j] = a
+        last[j] = 0.0
+        v = a * a - comp
+        t = tot + v
+        comp = (t - tot) - v
+        tot = t
+    for q in range(vb.shape[0]):
+        vb[q] *= s
+    state[0] = 1.0
+    state[1] = 0.0
+    return tot
 
 
 #: The safeguard's rounding allowance in units of u = 2^-53 times |F(w~)|: F at a point is
@@ -288,33 +335,37 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     guard = snapshot == "last"
     Lhat, rho, alpha2, sig = A["Lmax"], A["rho"], A["alpha2"], A["sigma"]
     ulp = SAFEGUARD_ULPS * 2.0 ** -53
-    held = []  # the accepted snapshot: (va, vb, Sa, Sb) copies, F, ||g||^2
+    held = []  # the accepted snapshot: ((vb, Db) copies, F, ||g||^2); va, Da in bufs[:2]
     rejected, extra, snap_F = [], [], []  # fallen-back stages; those with a pass more
     early = [False]  # the current stage overflowed and was replaced at its end
 
+    # the proposal's and the held snapshot's va and Da = rho va + (alpha2/m) Sa, swapped
+    # on acceptance (no allocation per stage); vb, Db (r doubles) are copied
+    bufs = [np.empty(n), np.empty(n), np.empty(n), np.empty(n)] if guard else None
+
     def snap_pass():
         """One pass at the current point: its gradients, F and ||g||^2 (the transformed
-        problem's gradient norm with preconditioning)."""
-        tot, sq = svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap,
-                                state)
+        problem's gradient norm with preconditioning); va and Da kept in bufs[2:]."""
+        tot = svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap,
+                            state)
         full[0] += 1
         if not guard:
-            return 0.0, 0.0
-        Da = rho * va + (alpha2 / m) * Sa
-        if r == 0:
-            return tot / m + 0.5 * sig * sq, kahan_dot(Da, Da)
-        w = va + A["U"](vb)  # F(w) = F^(u): the transformed problem is an exact rewrite
+            return 0.0, 0.0, None
+        sq, da2 = snapshot_direction(va, Sa, rho, alpha2 / m, bufs[2], bufs[3])
         Db = rho * vb + (A["e"] / m) * Sb
-        c = precondition.Ut_apply(Da)  # ||g^||^2 = D^T H D, D = Da + U Db, H^-1 as above
-        perp = max(kahan_dot(Da, Da) - kahan_dot(c, c), 0.0) / alpha2
+        if r == 0:
+            return tot / m + 0.5 * sig * sq, da2, (vb.copy(), Db)
+        w = va + A["U"](vb)  # F(w) = F^(u): the transformed problem is an exact rewrite
+        c = precondition.Ut_apply(bufs[3])  # ||g^||^2 = D^T H D, D = Da + U Db (H^-1 above)
+        perp = max(da2 - kahan_dot(c, c), 0.0) / alpha2
         return tot / m + 0.5 * sig * kahan_dot(w, w), \
-            perp + float(np.sum((c + Db) ** 2 / (alpha2 + A["e"])))
+            perp + float(np.sum((c + Db) ** 2 / (alpha2 + A["e"]))), (vb.copy(), Db)
 
     def fall_back():
         """The gradient step from the held snapshot replaces the current point."""
-        (ha, hb, hSa, hSb), _, _ = held[-1]
-        va[:] = ha - (rho * ha + (alpha2 / m) * hSa) / Lhat
-        vb[:] = hb - (rho * hb + (A["e"] / m) * hSb) / Lhat
+        (hb, hDb), _, _ = held[-1]
+        va[:] = bufs[0] - bufs[1] / Lhat
+        vb[:] = hb - hDb / Lhat
         last[:] = 0.0
         state[:] = (1.0, 0.0)
 
@@ -322,15 +373,16 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         """False when sigma r(u) > F(w~) (1 + 2 tol) or u is not finite: then the test
         would reject u; the pending lazy updates are folded in, as the snapshot pass
         does first (the same bits)."""
-        catch_up_all(va, vb, last, Sa, state)
-        w2 = kahan_dot(va, va) if r == 0 else kahan_dot(*(2 * (va + A["U"](vb),)))
+        w2 = catch_up_norm2(va, vb, last, Sa, state)
+        if r:
+            w2 = kahan_dot(*(2 * (va + A["U"](vb),)))
         return 0.5 * sig * w2 <= held[-1][1] * (1.0 + 2.0 * ulp)
 
     def take_snapshot():
         restore()
         if coin is not None and full[0] > 0:  # loopless: the coins take the snapshots
             return
-        F, g2 = snap_pass()
+        F, g2, small = snap_pass()
         if guard:
             if held:
                 _, hF, hg2 = held[-1]
@@ -340,9 +392,10 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
                     rejected.append(len(snap_F))  # the stage that starts at v instead
                     extra.append(len(snap_F))
                     fall_back()
-                    F, g2 = snap_pass()
+                    F, g2, small = snap_pass()
                 held.pop()
-            held.append(((va.copy(), vb.copy(), Sa.copy(), Sb.copy()), F, g2))
+            bufs[0], bufs[1], bufs[2], bufs[3] = bufs[2], bufs[3], bufs[0], bufs[1]
+            held.append((small, F, g2))
             snap_F.append(F)
         if pick is not None:
             picks.append(int(pick.integers(P.inner)))
