@@ -11,8 +11,8 @@ from rlmlib.book.proof_checks import (check_catalyst_count, check_catalyst_proof
                                       check_last_iterate, check_lsvrg_proof,
                                       check_reshuffling_proof, check_saga_proof,
                                       check_suffix_average, check_svrg_last_proof,
-                                      check_svrg_proof, check_weighted_average,
-                                      quadratic_moments)
+                                      check_svrg_guard_proof, check_svrg_proof,
+                                      check_weighted_average, quadratic_moments)
 
 PAGE_WEIGHTED = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)     # theory/index.md
 PAGE_SUFFIX = dict(mu=0.5, nu2=1.0, a1=4.0, T=2000, tau2=1.0)
@@ -106,6 +106,20 @@ def test_svrg_last_proof_right_constants_pass():
 def test_svrg_last_proof_constant_off_by_two_fails(wrong):
     with pytest.raises(AssertionError):
         check_svrg_last_proof(**wrong)
+
+
+def test_svrg_guard_proof_right_constants_pass():
+    r = check_svrg_guard_proof()
+    assert abs(r["descent_ratio"] - 1) < 1e-9 and abs(r["pl_ratio"] - 1) < 1e-9
+    assert r["ridge_ratio"] < 1 and abs(r["factor"] - 1) < 1e-12
+
+
+@pytest.mark.parametrize("wrong", [dict(descent=1.0), dict(descent=4.0), dict(pl=1.0),
+                                   dict(pl=4.0)])
+def test_svrg_guard_proof_constant_off_by_two_fails(wrong):
+    # the safeguard's 2 in |g|^2/(2 L_max) halved or doubled, and the PL constant
+    with pytest.raises(AssertionError):
+        check_svrg_guard_proof(**wrong)
 
 
 def test_lsvrg_proof_rejects_a_bad_probability():

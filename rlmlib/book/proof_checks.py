@@ -22,7 +22,7 @@ from numba import njit
 
 __all__ = ["quadratic_moments", "check_weighted_average", "check_suffix_average",
            "check_saga_proof", "check_lsvrg_proof", "check_svrg_proof",
-           "check_svrg_last_proof",
+           "check_svrg_last_proof", "check_svrg_guard_proof",
            "ridge_terms", "check_reshuffling_proof",
            "check_last_iterate", "sparse_instance", "conflict_fraction",
            "delayed_sgd", "hogwild_constant", "check_hogwild_proof",
@@ -562,6 +562,88 @@ def check_svrg_last_proof(seed=0, *, var=4.0, smooth=0.5, step_c=2.0, m=40, mu=1
         stage_ratio = max(stage_ratio, ratio)
     return {"var_ratio": var_ratio, "smooth_ratio": smooth_ratio,
             "stage_ratio": stage_ratio, "factor": float(factor)}
+
+
+def check_svrg_guard_proof(seed=0, *, descent=2.0, pl=2.0, m=5, n=4):
+    """The steps of the proof of the safeguard's theorem (the book's thm-vr-svrg-guard),
+    each on an instance where it is an equality.
+
+    (i) The descent lemma at the step 1/L_max: F(w̃ − g/L_max) ≤ F(w̃) − ‖g‖²/(descent·L_max),
+    g = ∇F(w̃), on terms f_i(w) = (L_max/2)‖w − c_i‖², every term of curvature L_max, so
+    that F is the quadratic (L_max/2)‖w − c̄‖² + const and the step lands on w* = c̄: an
+    equality for descent = 2; and on ridge terms with rows of different norms, where it is
+    strict. (ii) The Polyak–Łojasiewicz inequality ‖g‖² ≥ pl·μ(F(w̃) − F*), an equality on
+    the same isotropic quadratic (μ = L_max). (iii) The two composed give the theorem's
+    factor: F(w̃₊) − F* ≤ (1 − pl·μ/(descent·L_max))(F(w̃) − F*) must be at most
+    (1 − μ/L_max)(F(w̃) − F*), i.e. pl/descent ≥ 1. A 2 halved fails (i) or (ii), a 2
+    doubled fails (iii).
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random states.
+    descent, pl : float
+        The proof's constants (2, 2).
+    m, n : int
+        Number of terms and dimension.
+
+    Returns
+    -------
+    dict
+        ``descent_ratio`` = max (‖g‖²/(2L_max))/(F(w̃) − F(v)) on the isotropic instance
+        (1: tight), ``ridge_ratio`` the same on ridge terms (< 1), ``pl_ratio`` = max
+        2μ(F − F*)/‖g‖² (1: tight), ``factor`` = max over μ/L_max of the composed
+        factor over the theorem's (1 with the proof's constants).
+
+    Raises
+    ------
+    AssertionError
+        When a step of the proof fails with the constants given.
+
+    Examples
+    --------
+    >>> r = check_svrg_guard_proof()
+    >>> round(r["descent_ratio"], 9), round(r["pl_ratio"], 9), r["ridge_ratio"] < 1
+    (1.0, 1.0, True)
+    """
+    rng = np.random.default_rng(seed)
+    Lmax = 3.0
+    C = rng.standard_normal((m, n))            # f_i(w) = (L_max/2)|w - c_i|^2
+    cbar = C.mean(0)
+
+    def F(w):
+        return 0.5 * Lmax * np.mean(np.sum((w - C) ** 2, axis=1))
+
+    Fstar, mu = F(cbar), Lmax
+    descent_ratio = pl_ratio = 0.0
+    for trial in range(20):
+        w = cbar + rng.standard_normal(n) * 10.0 ** rng.uniform(-1, 1)
+        g = Lmax * (w - cbar)
+        g2 = float(g @ g)
+        drop = F(w) - F(w - g / Lmax)
+        assert drop >= g2 / (descent * Lmax) * (1 - 1e-9), (drop, g2, descent)    # (i)
+        descent_ratio = max(descent_ratio, g2 / (2 * Lmax) / drop)
+        assert g2 >= pl * mu * (F(w) - Fstar) * (1 - 1e-9), (g2, pl)              # (ii)
+        pl_ratio = max(pl_ratio, 2 * mu * (F(w) - Fstar) / g2)
+    # (i) on ridge terms 1/2 <w, x_i>^2 + (s/2)|w|^2 whose rows have different norms
+    X = rng.standard_normal((m, n)) * np.arange(1, m + 1)[:, None]
+    s = 0.1
+    Lr = float(np.max(np.sum(X * X, axis=1))) + s
+    H = X.T @ X / m + s * np.eye(n)
+    ridge_ratio = 0.0
+    for trial in range(20):
+        w = rng.standard_normal(n)
+        g = H @ w
+        v = w - g / Lr
+        drop = 0.5 * (w @ H @ w - v @ H @ v)
+        assert drop >= (g @ g) / (descent * Lr) * (1 - 1e-12), (drop, descent)
+        ridge_ratio = max(ridge_ratio, float((g @ g) / (2 * Lr) / drop))
+    # (iii) composed, for every mu/L_max in (0, 1): 1 - (pl/descent) q <= 1 - q
+    q = np.array([1e-6, 1e-3, 0.1, 0.5, 0.9])
+    factor = float(np.max((1 - pl * q / descent) / (1 - q)))
+    assert factor <= 1 + 1e-12, (pl, descent, factor)
+    return {"descent_ratio": float(descent_ratio), "ridge_ratio": ridge_ratio,
+            "pl_ratio": float(pl_ratio), "factor": float(factor)}
 
 
 def ridge_terms(m=6, n=3, sigma=0.5, seed=0):

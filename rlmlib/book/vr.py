@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from ..solvers.svrg import SAFEGUARD_ULPS
+
 
 def draws(m, count, order="replacement", seed=0):
     """The first ``count`` example indices that ``rlmlib``'s solvers draw for (m, order,
@@ -120,11 +122,20 @@ def saga_literal(X, y, sigma, eta, idx, loss="logistic", penalty="l2"):
     return w
 
 
+def _objective(X, y, w, sigma, loss):
+    """F(w) = mean loss + (σ/2)‖w‖², losses 'squared' or 'logistic'."""
+    z = X @ w
+    vals = np.logaddexp(0.0, -y * z) if loss == "logistic" else 0.5 * (z - y) ** 2
+    return float(np.mean(vals) + 0.5 * sigma * (w @ w))
+
+
 def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic", snap_steps=None):
     """Box "SVRG": per stage, the snapshot w̃ = w and μ = (1/m) Σ ℓ'(⟨w̃, x_i⟩) x_i, then
     ``inner`` steps w <- (1 - ησ) w - η ((ℓ'(⟨w, x_i⟩) - ℓ'(⟨w̃, x_i⟩)) x_i + μ); with
     ``snap_steps`` (one t per stage, option II) w becomes, after the stage, the iterate
-    before its inner step t.
+    before its inner step t. Without (option I) the box's safeguard runs first: the
+    proposal w is replaced by w̃ - ∇F(w̃)/L_max when F(w) > F(w̃) - ‖∇F(w̃)‖²/(2 L_max)
+    + 16u|F(w̃)| (``rlmlib.svrg``'s test and allowance, u = 2^-53).
 
     Parameters
     ----------
@@ -153,9 +164,18 @@ def svrg_literal(X, y, sigma, eta, inner, stages, idx, loss="logistic", snap_ste
     m, n = X.shape
     w = np.zeros(n)
     k = 0
+    Lmax = (0.25 if loss == "logistic" else 1.0) * float(np.max(np.sum(X * X, 1))) + sigma
+    prev = None  # option I's safeguard: (w~, grad F(w~), F(w~)) of the last snapshot
     for stage in range(stages):
+        F = _objective(X, y, w, sigma, loss)
+        if prev is not None and not F <= prev[2] - prev[1] @ prev[1] / (2 * Lmax) + \
+                SAFEGUARD_ULPS * 2.0 ** -53 * abs(prev[2]):
+            w = prev[0] - prev[1] / Lmax  # the gradient step replaces the proposal
+            F = _objective(X, y, w, sigma, loss)
         snap = np.array([_deriv(loss, X[i] @ w, y[i]) for i in range(m)])
         mu = X.T @ snap / m
+        if snap_steps is None:
+            prev = (w, mu + sigma * w, F)
         keep = None
         for t in range(inner):
             if snap_steps is not None and t == snap_steps[stage]:
@@ -351,12 +371,13 @@ def linear_rate(epoch, gap, lo=1e-12, hi=1e-2):
     return float(10.0 ** slope)
 
 
-def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
+def theory_rates(X, sigma, m_in=None, loss="logistic"):
     """Contraction per pass that the theorems of the part guarantee for the library's
     defaults (logistic or squared loss, R² = max‖xᵢ‖², L = loss smoothness · R²):
     SAGA (Defazio et al., η = 1/(3L)): (1 − min(1/(4m), σ/(3L)))^m; SDCA (Shalev-Shwartz
-    and Zhang, γ = 1/loss smoothness): (1 − s/m)^m, s = σmγ/(R² + σmγ); SVRG (Johnson and
-    Zhang, η = 0.1/L_max, when its default rule is 'bound'): α^(m/(m + m_in)); SAG
+    and Zhang, γ = 1/loss smoothness): (1 − s/m)^m, s = σmγ/(R² + σmγ); SVRG's default
+    (option I with the safeguard, the book's thm-vr-svrg-guard, any step): (1 −
+    σ/L_max)^(m/(m + m_in)), gradient descent's factor per stage of 1 + m_in/m passes; SAG
     (Schmidt et al., η = 1/(16L)): (1 − min(σ/(16L), 1/(8m)))^m, a step the library's
     default 1/L_max exceeds. NaN where no theorem covers the defaults. And 'lsvrg', the
     factor of thm-vr-lsvrg per expected pass for the call ``svrg(snapshot='loopless',
@@ -368,9 +389,7 @@ def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
     X : array or sparse matrix
     sigma : float
     m_in : int or None
-        SVRG's inner length.
-    svrg_rule : str or None
-        ``res.params['default']`` of the SVRG run.
+        SVRG's inner length (None: no SVRG factor).
     loss : {'logistic', 'squared'}
 
     Returns
@@ -399,8 +418,6 @@ def theory_rates(X, sigma, m_in=None, svrg_rule=None, loss="logistic"):
     out["sdca"] = (1 - s / m) ** m
     out["lsvrg"] = (1 - min(sigma / (5 * (L + sigma)), 1 / (3 * m))) ** (m / 2)
     out["svrg"] = float("nan")
-    if svrg_rule == "bound" and m_in:
-        kappa = (L + sigma) / sigma
-        a = kappa / (0.1 * 0.8 * m_in) + 0.25
-        out["svrg"] = a ** (m / (m + m_in)) if a < 1 else float("nan")
+    if m_in:  # thm-vr-svrg-guard: 1 - mu/L_max per stage of 1 + m_in/m passes, mu = sigma
+        out["svrg"] = (1 - sigma / (L + sigma)) ** (m / (m + m_in))
     return out

@@ -1,5 +1,7 @@
 """Stochastic variance reduced gradient, SVRG (Johnson & Zhang 2013), with lazy updates and
-optional data preconditioning (rlmlib/precond.py; the notation is that of rlmlib/sag.py).
+optional data preconditioning (rlmlib/precond.py; the notation is that of rlmlib/sag.py),
+and a monotone safeguard on option I (the next snapshot is the last inner iterate unless F
+there exceeds the value the gradient step w~ - g/L_max is sure to reach; then that step).
 
 Each stage takes a snapshot u~ (the current iterate), its full gradient
 mu = rho u~ + (1/m) sum_j phi_j'(<u~, xhat_j>) xhat_j, and then ``inner`` steps
@@ -17,24 +19,64 @@ stage of fixed length; at every step a coin with probability p = 1/inner makes t
 where that step reads its example the snapshot of the steps after it (the step itself
 uses the old snapshot).
 """
+import math
+
 import numpy as np
 from numba import njit
 
 from ..core.checks import sigma_keyword
 from ..core.prefetch import prefetch_ahead
-from ..core.losses import loss_deriv
+from ..core.losses import LOGISTIC, SQUARED, loss_deriv, loss_value
 from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
+
+
+@njit(cache=True)
+def kahan_dot(a, b):
+    """<a, b> summed with Kahan's compensation (no BLAS call: ddot wakes its threads)."""
+    tot = 0.0
+    c = 0.0
+    for j in range(a.shape[0]):
+        v = a[j] * b[j] - c
+        t = tot + v
+        c = (t - tot) - v
+        tot = t
+    return tot
+
+
+@njit(cache=True)
+def deriv_value(code, z, y):
+    """(loss_deriv, loss_value) at z, to the bit those of ``core.losses``; the logistic
+    loss shares one exp between them (the snapshot pass then costs one log1p more per
+    row, not an exp and a log1p), the squared loss one test of ``code``."""
+    if code == LOGISTIC:
+        s = y * z
+        if s > 0.0:
+            e = math.exp(-s)
+            return -y * e / (1.0 + e), math.log1p(e)
+        e = math.exp(s)
+        return -y / (1.0 + e), -s + math.log1p(e)
+    if code == SQUARED:  # one dispatch, not two
+        r = z - y
+        return r, 0.5 * r * r
+    return loss_deriv(code, z, y), loss_value(code, z, y)
 
 
 @njit(cache=True)
 def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb, gsnap,
                   state):
-    """Fold all pending updates in, then g~_i for every row, S~ = sum g~_i x_i, Sb = Q^T g~."""
+    """Fold all pending updates in, then g~_i for every row, S~ = sum g~_i x_i, Sb = Q^T g~.
+
+    The same read of the rows also sums the loss values: returns
+    sum_i loss(<w, x_i>, y_i), summed with Kahan's compensation (its error is at most 2u
+    times the sum, u = 2^-53, up to O(m u^2)), so that F at the snapshot costs no further
+    pass (the safeguard of option I, ``svrg``)."""
     catch_up_all(va, vb, last, Sa, state)
     Sa[:] = 0.0
     Sb[:] = 0.0
     m = indptr.shape[0] - 1
     r = vb.shape[0]
+    tot = 0.0  # Kahan: tot + c is the running sum of the loss values
+    c = 0.0
     for i in range(m):
         a = indptr[i]
         b = indptr[i + 1]
@@ -43,13 +85,75 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
             z += data[p] * va[indices[p]]
         for q in range(r):
             z += vb[q] * Q[i, q]
-        g = loss_deriv(code, z, y[i]) - shift[i] * z
+        d, val = deriv_value(code, z, y[i])
+        g = d - shift[i] * z
         gsnap[i] = g
         if g != 0.0:
             for p in range(a, b):
                 Sa[indices[p]] += g * data[p]
             for q in range(r):
                 Sb[q] += g * Q[i, q]
+        v = val - c
+        t = tot + v
+        c = (t - tot) - v
+        tot = t
+    return tot
+
+
+@njit(cache=True)
+def snapshot_direction(va, Sa, rho, c, keep, D):
+    """keep <- va and D <- rho va + c Sa (the part in va of the step direction of the
+    snapshot's full gradient, c = alpha2 / m) in one loop; returns (||va||^2, ||D||^2),
+    each summed with Kahan's compensation (two independent chains)."""
+    s1 = 0.0
+    c1 = 0.0
+    s2 = 0.0
+    c2 = 0.0
+    for j in range(va.shape[0]):
+        a = va[j]
+        keep[j] = a
+        d = rho * a + c * Sa[j]
+        D[j] = d
+        v1 = a * a - c1
+        t1 = s1 + v1
+        c1 = (t1 - s1) - v1
+        s1 = t1
+        v2 = d * d - c2
+        t2 = s2 + v2
+        c2 = (t2 - s2) - v2
+        s2 = t2
+    return s1, s2
+
+
+@njit(cache=True)
+def catch_up_norm2(va, vb, last, Sa, state):
+    """``catch_up_all`` (the same bits) and ||va||^2 afterwards (Kahan), in one loop."""
+    s = state[0]
+    cum = state[1]
+    tot = 0.0
+    comp = 0.0
+    for j in range(va.shape[0]):
+        a = (va[j] - Sa[j] * (cum - last[j])) * s
+        va[j] = a
+        last[j] = 0.0
+        v = a * a - comp
+        t = tot + v
+        comp = (t - tot) - v
+        tot = t
+    for q in range(vb.shape[0]):
+        vb[q] *= s
+    state[0] = 1.0
+    state[1] = 0.0
+    return tot
+
+
+#: The safeguard's rounding allowance in units of u = 2^-53 times |F(w~)|: F at a point is
+#: computed with a relative error of at most 8u to first order (a loss value 3u with a
+#: correctly rounded exp/log1p, Kahan's sum of the m values 2u, the division by m u; the
+#: norm's squares u, their Kahan sum 2u, the product with sigma/2 u; the last addition u),
+#: so a test on two computed values needs 2 x 8u to accept every u that satisfies it
+#: exactly (DESIGN.md, "svrg's safeguard"; the book's thm-vr-svrg-guard).
+SAFEGUARD_ULPS = 16.0
 
 
 @njit(cache=True)
@@ -139,14 +243,36 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         ``res.info['snapshots']`` counts the full gradients computed (the first at
         w = 0 included). The budget and ``res.trace.epoch`` count the expected cost,
         1 + inner/m passes per ``inner`` steps; ``res.info['passes']`` the actual one.
-        No theorem of the book covers the default ('last' at the rule's steps); the
-        analysed call is ``snapshot='loopless', step=1/(5 L_max)`` (thm-vr-lsvrg), with
-        ``inner=m`` the rate of SAGA. It is not the default because, measured in passes
-        to a relative gap of 1e-6, it needs 4-6 times the default's where κ ≫ m
-        (standardized breast_cancer 430-513 against 105 with inner 2m-4m, unit-row
-        breast_cancer at κ = 10m 416 against 66, eigen_decay at κ = 100m 58 against
-        18), while it needs fewer where κ ≤ m (unit-row breast_cancer at κ = m/10: 10
-        against 27; RCV1-like at κ = 0.3m: 16 against 21).
+        'last' carries a monotone safeguard: the snapshot pass also sums the loss values,
+        so F(u) at the proposed snapshot u costs no further read of the data, and u is
+        taken when F(u) <= F(w~) - ||g||^2 / (2 L_max) + 16 u_r |F(w~)| (w~ the current
+        snapshot, g its full gradient, in the H^-1-norm with ``precondition``, L_max the
+        one the rule uses, u_r = 2^-53: 16 u_r |F| is twice the rounding error of one
+        computed F), else the gradient step w~ - g / L_max (one extra pass, at it). At
+        each stage's end an O(n) certificate rejects u at once, without that pass, when
+        u is not finite or sigma r(u) > F(w~) (F >= sigma r, every loss being >= 0), so a
+        run whose inner steps blow up (a step far beyond 2/L_max) goes on from the
+        gradient step; this also applies to the last stage, whose u is otherwise
+        returned unchecked (the theorem is about the snapshots).
+        ``res.info['safeguard_steps']`` lists the stages that start from the gradient
+        step (the number of stages for the returned point),
+        ``res.info['safeguard_passes']`` those whose rejection cost a pass,
+        ``res.info['snapshot_objective']`` F at every snapshot; ``res.info['passes']``
+        and ``res.trace.epoch`` count the extra passes (the budget, in stages, does not).
+        When no stage falls back the run is that of the unguarded option I to the bit.
+        What is proved for which call: every 'last' run (any step, inner length and
+        order) decreases F at its snapshots at least as gradient descent at 1/L_max
+        does, F(w~_{s+1}) - F* <= (1 - mu/L_max)(F(w~_s) - F*) + 40 u_r F(w~_s) (the
+        book's thm-vr-svrg-guard): about 3 kappa log(1/eps) passes with inner 2m, far
+        above what the default measures; the rate in m + kappa is proved for
+        ``snapshot='loopless', step=1/(5 L_max)`` (thm-vr-lsvrg; ``inner=m`` the rate of
+        SAGA), which is not the default because, measured in passes to a relative gap of
+        1e-6, it needs 4-6 times the default's where kappa >> m (standardized
+        breast_cancer 430-513 against 105 with inner 2m-4m, unit-row breast_cancer at
+        kappa = 10m 416 against 66, eigen_decay at kappa = 100m 58 against 18), while it
+        needs fewer where kappa <= m (unit-row breast_cancer at kappa = m/10: 10 against
+        27; RCV1-like at kappa = 0.3m: 16 against 21). 'random' and 'loopless' run
+        without the safeguard (the analysed variants).
 
     Returns
     -------
@@ -204,12 +330,73 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     fresh = (np.zeros(m), np.zeros(n), np.zeros(r))  # the next snapshot's gsnap, Sa, Sb
     nxt, full = [0], [0]
 
+    # option I's safeguard: the next snapshot is the last inner iterate u when
+    # F(u) <= F(w~) - ||g||^2 / (2 L_max) + tol, else the gradient step w~ - g / L_max
+    guard = snapshot == "last"
+    Lhat, rho, alpha2, sig = A["Lmax"], A["rho"], A["alpha2"], A["sigma"]
+    ulp = SAFEGUARD_ULPS * 2.0 ** -53
+    held = []  # the accepted snapshot: ((vb, Db) copies, F, ||g||^2); va, Da in bufs[:2]
+    rejected, extra, snap_F = [], [], []  # fallen-back stages; those with a pass more
+    early = [False]  # the current stage overflowed and was replaced at its end
+
+    # the proposal's and the held snapshot's va and Da = rho va + (alpha2/m) Sa, swapped
+    # on acceptance (no allocation per stage); vb, Db (r doubles) are copied
+    bufs = [np.empty(n), np.empty(n), np.empty(n), np.empty(n)] if guard else None
+
+    def snap_pass():
+        """One pass at the current point: its gradients, F and ||g||^2 (the transformed
+        problem's gradient norm with preconditioning); va and Da kept in bufs[2:]."""
+        tot = svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap,
+                            state)
+        full[0] += 1
+        if not guard:
+            return 0.0, 0.0, None
+        sq, da2 = snapshot_direction(va, Sa, rho, alpha2 / m, bufs[2], bufs[3])
+        Db = rho * vb + (A["e"] / m) * Sb
+        if r == 0:
+            return tot / m + 0.5 * sig * sq, da2, (vb.copy(), Db)
+        w = va + A["U"](vb)  # F(w) = F^(u): the transformed problem is an exact rewrite
+        c = precondition.Ut_apply(bufs[3])  # ||g^||^2 = D^T H D, D = Da + U Db (H^-1 above)
+        perp = max(da2 - kahan_dot(c, c), 0.0) / alpha2
+        return tot / m + 0.5 * sig * kahan_dot(w, w), \
+            perp + float(np.sum((c + Db) ** 2 / (alpha2 + A["e"]))), (vb.copy(), Db)
+
+    def fall_back():
+        """The gradient step from the held snapshot replaces the current point."""
+        (hb, hDb), _, _ = held[-1]
+        va[:] = bufs[0] - bufs[1] / Lhat
+        vb[:] = hb - hDb / Lhat
+        last[:] = 0.0
+        state[:] = (1.0, 0.0)
+
+    def certified():
+        """False when sigma r(u) > F(w~) (1 + 2 tol) or u is not finite: then the test
+        would reject u; the pending lazy updates are folded in, as the snapshot pass
+        does first (the same bits)."""
+        w2 = catch_up_norm2(va, vb, last, Sa, state)
+        if r:
+            w2 = kahan_dot(*(2 * (va + A["U"](vb),)))
+        return 0.5 * sig * w2 <= held[-1][1] * (1.0 + 2.0 * ulp)
+
     def take_snapshot():
         restore()
         if coin is not None and full[0] > 0:  # loopless: the coins take the snapshots
             return
-        svrg_snapshot(*args, A["shift"], A["code"], va, vb, last, Sa, Sb, gsnap, state)
-        full[0] += 1
+        F, g2, small = snap_pass()
+        if guard:
+            if held:
+                _, hF, hg2 = held[-1]
+                if early[0]:  # the stage overflowed: already replaced, no pass wasted
+                    early[0] = False
+                elif not F <= hF - hg2 / (2.0 * Lhat) + ulp * abs(hF):  # NaN: rejected
+                    rejected.append(len(snap_F))  # the stage that starts at v instead
+                    extra.append(len(snap_F))
+                    fall_back()
+                    F, g2, small = snap_pass()
+                held.pop()
+            bufs[0], bufs[1], bufs[2], bufs[3] = bufs[2], bufs[3], bufs[0], bufs[1]
+            held.append((small, F, g2))
+            snap_F.append(F)
         if pick is not None:
             picks.append(int(pick.integers(P.inner)))
         if coin is not None:
@@ -243,7 +430,16 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
         if coin is not None:
             return loopless(rows, yy, ind, ptr, idx, start, stop, t)
         if pick is None:
-            return run_steps(idx, ind, ptr, rows, yy, start, stop)
+            run_steps(idx, ind, ptr, rows, yy, start, stop)
+            end = t + stop - start
+            if guard and end % P.inner == 0 and not certified():
+                # O(n) certificate that the proposal fails the test (F >= sigma r, every
+                # loss >= 0): it is rejected now, without the wasted pass, so that a run
+                # whose inner steps blow up (a step far beyond 2/L_max) ends at a point
+                rejected.append(end // P.inner)
+                fall_back()
+                early[0] = True
+            return
         cut = start + picks[-1] - t % P.inner  # where step t* of this stage falls
         if start <= cut < stop:
             run_steps(idx, ind, ptr, rows, yy, start, cut)
@@ -271,4 +467,11 @@ def svrg(X, y, *, sigma, epochs, loss, step=None, inner=None, precondition=None,
     if coin is not None:
         info["snapshots"] = full[0]
         info["passes"] = full[0] + stages * P.inner / m
+    if guard:  # the fallbacks' extra passes, in the info and the trace's pass count
+        info["safeguard_steps"] = rejected
+        info["safeguard_passes"] = extra
+        info["snapshot_objective"] = snap_F
+        info["passes"] = full[0] + stages * P.inner / m
+        res.trace.epoch = res.trace.epoch + np.searchsorted(extra, res.trace.iteration,
+                                                            side="left")
     return res
