@@ -207,6 +207,35 @@ def test_one_pass_gradient_is_the_two_products_to_the_bit(loss, dtype):
     assert row == first
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e12, 1e-12])
+def test_float32_sparse_rows_are_kept_and_give_the_float64_result_to_the_bit(scale):
+    """lbfgs keeps a float32 CSR matrix's values (no float64 copy: its kernels widen each
+    entry exactly) and ends where it ends on the float64 copy, to the bit: the same w,
+    objective, trace and certificate, also at row scales far from 1 (L-BFGS-B then runs on
+    scaled variables); the validation pass measures the same row norms. Duplicates are summed in float64."""
+    from rlmlib.core.rows import as_rows
+
+    rng = np.random.default_rng(8)
+    X = sp.random(300, 40, density=0.15, random_state=9, format="csr", dtype=np.float32)
+    X.data = (rng.standard_normal(X.nnz) * scale).astype(np.float32)
+    X.data[::13] = 0.0                                        # stored zeros
+    y = np.where(rng.random(300) < 0.4, 1, -1)
+    X64 = X.astype(np.float64)
+    r32, r64 = as_rows(X, keep_float32=True), as_rows(X64)
+    assert r32.data.dtype == np.float32 and r32.data is X.data
+    assert r32.stats == r64.stats
+    sigma = 1e-3 * float(scale) ** 2                   # the same conditioning
+    a = lbfgs(X, y, sigma=sigma, loss="logistic")
+    b = lbfgs(X64, y, sigma=sigma, loss="logistic")
+    assert np.array_equal(a.w, b.w) and a.objective == b.objective
+    assert np.array_equal(a.trace.objective, b.trace.objective)
+    assert a.info["gap_bound"] == b.info["gap_bound"]
+    assert as_rows(X).data.dtype == np.float64             # other callers: float64
+    D = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), X.indptr * 2),
+                      shape=X.shape)
+    assert as_rows(D, keep_float32=True).data.dtype == np.float64
+
+
 def test_gradient_stop_is_scikit_learns_and_certified_stop_is_kept(breast_cancer_std):
     """stop='gradient' is L-BFGS-B's own test with scikit-learn's LogisticRegression
     settings: on the same objective both take the same iterations and end at the same w
