@@ -393,53 +393,14 @@ def _csr_rows(X, name, keep_float32=False):
         import scipy.sparse as sp
 
         data = np.asarray(data, dtype=np.float64)  # sums in float64, whatever X holds
-        k, d2, i2, p2 = _sum_adjacent_duplicates(data, indices, indptr)
-        if k >= 0:  # every row's columns non-decreasing: scipy's sum without its copies
-            C = sp.csr_matrix((d2[:k], i2[:k], p2), shape=X.shape, copy=False)
-        else:
-            C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
-            C.has_canonical_format = False
-            C.sum_duplicates()  # sorts each row and adds duplicates up, once
+        C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
+        C.has_canonical_format = False
+        C.sum_duplicates()  # sorts each row and adds duplicates up, once
         return _csr_rows(C, name)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     rows = Rows(data, indices, indptr, int(n), True)
     rows.stats = _stats(data, R, nsub, nzero)
     return rows
-
-
-@njit(cache=True)
-def _sum_adjacent_duplicates(data, indices, indptr):
-    """scipy's ``sum_duplicates`` of a checked CSR matrix whose every row has
-    non-decreasing columns (scipy then skips its sort): each run of equal columns becomes
-    one entry, their values added left to right from the first (as ``csr_sum_duplicates``;
-    sums that are zero are kept), into new arrays (data float64, indices int32, indptr
-    int64 of m + 1 entries; the first k entries of data and indices are the result).
-    Returns (k, data, indices, indptr), or k = -1 at the first row that has a strict
-    descent (the caller then sorts, as scipy does)."""
-    m = indptr.shape[0] - 1
-    nnz = data.shape[0]
-    out = np.empty(nnz, np.float64)
-    cols = np.empty(nnz, np.int32)
-    ptr = np.empty(m + 1, np.int64)
-    ptr[0] = 0
-    k = 0
-    for i in range(m):
-        jj = indptr[i]
-        end = indptr[i + 1]
-        while jj < end:
-            c = indices[jj]
-            x = np.float64(data[jj])
-            jj += 1
-            while jj < end and indices[jj] == c:
-                x += data[jj]
-                jj += 1
-            if jj < end and indices[jj] < c:
-                return np.int64(-1), out, cols, ptr
-            out[k] = x
-            cols[k] = c
-            k += 1
-        ptr[i + 1] = k
-    return np.int64(k), out, cols, ptr
 
 
 #: rows whose sum of squares lies in [_NORM_LO, inf) take sqrt(sum) as their norm; the
