@@ -121,7 +121,7 @@ def _loss_grad(rows, y, code, grad):
     over X per evaluation (:func:`rlmlib.core.objective.mean_loss_grad_blocks`: margins,
     derivatives and scatter 64 rows at a time, the same bits as the two products
     z = X w and X^T d with d_i = loss'(z_i) / m that scikit-learn's ``LinearModelLoss``
-    computes; measured on 200,000 x 47,236 RCV1-like rows, 0.55-0.65 times their time).
+    computes; measured on 200,000 x 47,236 RCV1-like rows, 0.56-0.79 times their time).
     Dense rows (compact): the two products by BLAS (a loop of numba's took 2.2 times as
     long on 50,000 x 300). The overflow-safe loop (:func:`mean_loss_grad`) runs only when
     a margin is not finite."""
