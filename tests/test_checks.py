@@ -639,9 +639,10 @@ def test_duplicates_in_ordered_rows_are_counted_and_summed_as_scipy_does(order):
     """Rows whose columns never decrease (each entry stored as runs of equal columns, as
     ``np.repeat`` of a canonical matrix builds them) or never increase: their duplicates
     are counted without the marker (the serial and the parallel pass alike), the same
-    count as the marker's; the summed matrix is scipy's canonical form to the bit (sums
-    that are zero, -0.0 and huge values included), and the caller's arrays are left as
-    they were."""
+    count as the marker's. Non-decreasing rows are summed without scipy's copies and sort,
+    other orders by scipy's sort; either way the result is scipy's canonical form to the
+    bit (sums that are zero, -0.0 and huge values included), and the caller's arrays are
+    left as they were."""
     from rlmlib.core.rows import _row_duplicates, _scan_csr, _scan_csr_par
 
     rng = np.random.default_rng(4)
