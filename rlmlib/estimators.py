@@ -172,8 +172,10 @@ class RLMClassifier(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         """Fit on X (dense or sparse) and labels y (two or more classes)."""
         _check_fit_inputs(self, X)
         with np.errstate(invalid="ignore", over="ignore"):  # [inf, -inf] sums to NaN
-            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                                 y_numeric=False)
+            # float32 kept as scikit-learn's LogisticRegression keeps it: the solver's
+            # check converts it once (lbfgs keeps a sparse one: rlmlib.lbfgs)
+            X, y = validate_data(self, X, y, accept_sparse="csr",
+                                 dtype=[np.float64, np.float32], y_numeric=False)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:

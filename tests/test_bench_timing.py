@@ -80,3 +80,56 @@ def test_the_cold_start_benchmark_has_a_call_for_every_registered_solver():
     from rlmlib.book.bench.cold import CALLS
 
     assert set(rlmlib.SOLVERS) <= set(CALLS), sorted(set(rlmlib.SOLVERS) - set(CALLS))
+
+
+def test_input_forms_update_replaces_only_the_re_run_forms(tmp_path, monkeypatch):
+    """``bench_inputs.py --record --update --forms ...``: the re-run forms replace their
+    entries (the others are kept, in their order), the re-run is listed in 'updates' with
+    its forms, commit and loads, describe() names it, the saved record is written back,
+    and the options are refused without --record, with every form or unknown names.
+    No timing is asserted: run() is replaced by a stub returning a fixed result."""
+    import json
+
+    from rlmlib.book import records
+    from rlmlib.book.bench import inputs
+
+    old = {"full": True, "started": {"date": "d0", "commit": "a" * 40,
+                                     "rlmlib_modified": False},
+           "setup": {"rows": 7, "dense_rows": 5, "reps": 2},
+           "provenance": {"finished": "f0", "cpus": 2, "machine": "x86_64",
+                          "python": "3", "numba": "0"}, "seconds_page": 60.0,
+           "forms": {f: {"check_spmv": 1.0, "solvers": {}, "load": [1.0, 1.0]}
+                     for f in inputs.FORMS}}
+    path = tmp_path / "bench_inputs_full.json"
+    path.write_text(json.dumps(old))
+    monkeypatch.setattr(records, "load", lambda name: json.loads(path.read_text()))
+    monkeypatch.setattr(records, "path_of", lambda name: path)
+    seen = {}
+
+    def fake_run(rows, dense_rows, reps, forms=None, solvers=inputs.PEERS):
+        seen.update(rows=rows, dense_rows=dense_rows, reps=reps, forms=list(forms))
+        return {"forms": {f: {"check_spmv": 0.25, "solvers": {}, "load": [2.0, 3.0]}
+                          for f in forms}}
+
+    monkeypatch.setattr(inputs, "run", fake_run)
+    forms = ["CSR float32", "dense C-ordered"]
+    inputs.main(["--record", "--update", "--forms", *forms])
+    rec = json.loads(path.read_text())
+    assert seen == {"rows": 7, "dense_rows": 5, "reps": 2, "forms": forms}
+    assert list(rec["forms"]) == list(inputs.FORMS)            # order kept
+    assert {f for f, r in rec["forms"].items() if r["check_spmv"] == 0.25} == set(forms)
+    assert rec["started"] == old["started"] and rec["setup"] == old["setup"]
+    (u,) = rec["updates"]
+    assert u["forms"] == forms and len(u["commit"]) == 40 and len(u["load_start"]) == 3
+    text = records.describe(rec)
+    assert max(map(len, text.splitlines())) <= 88
+    assert (f"CSR float32, dense C-ordered re-run {u['date']} at commit "
+            f"{u['commit'][:10]}") in " ".join(text.split())
+    inputs.main(["--record", "--update", "--forms", "COO"])      # a second update adds
+    assert [u["forms"] for u in json.loads(path.read_text())["updates"]] == [forms, ["COO"]]
+    for bad in (["--update", "--forms", "COO"], ["--record", "--update"],
+                ["--record", "--update", "--forms", *inputs.FORMS],
+                ["--record", "--update", "--forms", "COO", "--solvers", "sgd"],
+                ["--forms", "CSR float64"]):
+        with pytest.raises(SystemExit):
+            inputs.main(bad)

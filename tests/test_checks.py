@@ -634,6 +634,56 @@ def test_duplicates_are_found_in_any_order_and_summed(seed):
     assert _scan_csr(*_scan_args(R))[6] == 1 and as_rows(R).data.tolist() == [1, 2, 1]
 
 
+@pytest.mark.parametrize("order", ["non-decreasing", "non-increasing", "mixed"])
+def test_duplicates_in_ordered_rows_are_counted_and_summed_as_scipy_does(order):
+    """Rows whose columns never decrease (each entry stored as runs of equal columns, as
+    ``np.repeat`` of a canonical matrix builds them) or never increase: their duplicates
+    are counted without the marker (the serial and the parallel pass alike), the same
+    count as the marker's. Non-decreasing rows are summed without scipy's copies and sort,
+    other orders by scipy's sort; either way the result is scipy's canonical form to the
+    bit (sums that are zero, -0.0 and huge values included), and the caller's arrays are
+    left as they were."""
+    from rlmlib.core.rows import _row_duplicates, _scan_csr, _scan_csr_par
+
+    rng = np.random.default_rng(4)
+    X = _random_csr(4)
+    X.sum_duplicates()
+    reps = rng.integers(1, 4, X.nnz)               # each entry split into 1-3 parts
+    data = np.repeat(X.data / reps, reps)
+    data[rng.random(data.size) < 0.03] *= -1.0     # parts that cancel or change the sum
+    data[rng.random(data.size) < 0.02] = -0.0
+    data[rng.random(data.size) < 0.01] = 1e308
+    indices = np.repeat(X.indices, reps)
+    indptr = np.concatenate([[0], np.cumsum(reps)])[X.indptr].astype(np.int64)
+    if order != "non-decreasing":
+        for i in range(X.shape[0]):
+            a, b = indptr[i], indptr[i + 1]
+            indices[a:b] = indices[a:b][::-1]
+            data[a:b] = data[a:b][::-1]
+    if order == "mixed":                            # one row neither
+        i = int(np.argmax(np.diff(indptr)))
+        a, b = indptr[i], indptr[i + 1]
+        indices[a:b] = np.roll(indices[a:b], 1)
+    D = sp.csr_matrix((data, indices, indptr), shape=X.shape)
+    args = _scan_args(D)
+    ref = _scan_csr(*args)
+    marker = np.full(X.shape[1], -1)
+    expected = sum(_row_duplicates(indices, indptr[i], indptr[i + 1], marker, i)
+                   for i in range(X.shape[0]))
+    assert ref[0] == 0 and ref[6] == expected > 0
+    for blocks in (2, 3, 8, 1000):
+        assert _scan_csr_par(*args, 2, blocks) == ref
+    kept = (D.data.copy(), D.indices.copy(), D.indptr.copy())
+    with np.errstate(over="ignore"):
+        rows = as_rows(D)
+        C = D.copy()
+        C.sum_duplicates()
+    assert all(np.array_equal(a, b) for a, b in zip(kept, (D.data, D.indices, D.indptr)))
+    assert rows.indices.tolist() == C.indices.tolist()
+    assert rows.indptr.tolist() == C.indptr.tolist()
+    assert np.array_equal(rows.data.view(np.int64), C.data.view(np.int64))
+
+
 @pytest.mark.parametrize("bad", [[5, 2, 99], [5, -1, 2], [3, 3, 12]])
 def test_unsorted_rows_with_a_column_out_of_range_are_refused(bad):
     """The duplicate search never indexes its marker with a column outside [0, n): the

@@ -165,6 +165,77 @@ def test_objective_and_gradient_equal_scikit_learns_loss(binary_sparse, form):
         np.testing.assert_allclose(g, g_sk, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared", "exponential"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_pass_gradient_is_the_two_products_to_the_bit(loss, dtype):
+    """lbfgs's one-pass gradient on sparse rows (mean_loss_grad_blocks, 64 rows at a
+    time) does the operations of z = X @ w, mean_loss_derivs and X.T @ d (scipy's CSR and
+    CSC products) in their order: the same loss and gradient bits, on rows in any column
+    order, with empty rows, a last block shorter than the others and float32 data (widened
+    exactly); and it reports the first row whose margin is not finite."""
+    from rlmlib.core.losses import loss_code
+    from rlmlib.core.objective import mean_loss_derivs, mean_loss_grad_blocks
+
+    rng = np.random.default_rng(5)
+    m, n = 203, 41
+    X = sp.random(m, n, density=0.2, random_state=6, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    scale = rng.uniform(0.5, 2.0, m)
+    scale[::17] = 0.0                                # some empty rows
+    X = sp.diags(scale) @ X                          # columns of each row unsorted
+    X.eliminate_zeros()
+    assert not X.has_sorted_indices and np.diff(X.indptr).min() == 0
+    X = X.astype(dtype)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    code = loss_code(loss)
+    w = rng.standard_normal(n)
+    z = X.astype(np.float64) @ w
+    d = np.empty(m)
+    f_two = mean_loss_derivs(code, z, y, d)
+    g_two = X.astype(np.float64).T @ d
+    ui, uptr = X.indices.view(np.uint32), X.indptr.astype(np.int64).view(np.uint64)
+    for block in (1, 64, m, 2 * m):
+        g = np.full(n, np.nan)
+        row, f = mean_loss_grad_blocks(X.data, ui, uptr, w, y, code, g, np.empty(block))
+        assert row == -1 and f == f_two
+        assert np.array_equal(g.view(np.int64), g_two.view(np.int64))
+    w_big = w.copy()
+    w_big[X.indices[X.indptr[70]]] = np.inf      # the first margin that is not finite
+    first = int(np.flatnonzero(~np.isfinite(X.astype(np.float64) @ w_big))[0])
+    row, _ = mean_loss_grad_blocks(X.data, ui, uptr, w_big, y, code, np.empty(n),
+                                   np.empty(64))
+    assert row == first
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e12, 1e-12])
+def test_float32_sparse_rows_are_kept_and_give_the_float64_result_to_the_bit(scale):
+    """lbfgs keeps a float32 CSR matrix's values (no float64 copy: its kernels widen each
+    entry exactly) and ends where it ends on the float64 copy, to the bit: the same w,
+    objective, trace and certificate, also at row scales far from 1 (L-BFGS-B then runs on
+    scaled variables); the validation pass measures the same row norms. Duplicates are summed in float64."""
+    from rlmlib.core.rows import as_rows
+
+    rng = np.random.default_rng(8)
+    X = sp.random(300, 40, density=0.15, random_state=9, format="csr", dtype=np.float32)
+    X.data = (rng.standard_normal(X.nnz) * scale).astype(np.float32)
+    X.data[::13] = 0.0                                        # stored zeros
+    y = np.where(rng.random(300) < 0.4, 1, -1)
+    X64 = X.astype(np.float64)
+    r32, r64 = as_rows(X, keep_float32=True), as_rows(X64)
+    assert r32.data.dtype == np.float32 and r32.data is X.data
+    assert r32.stats == r64.stats
+    sigma = 1e-3 * float(scale) ** 2                   # the same conditioning
+    a = lbfgs(X, y, sigma=sigma, loss="logistic")
+    b = lbfgs(X64, y, sigma=sigma, loss="logistic")
+    assert np.array_equal(a.w, b.w) and a.objective == b.objective
+    assert np.array_equal(a.trace.objective, b.trace.objective)
+    assert a.info["gap_bound"] == b.info["gap_bound"]
+    assert as_rows(X).data.dtype == np.float64             # other callers: float64
+    D = sp.csr_matrix((np.repeat(X.data / 2, 2), np.repeat(X.indices, 2), X.indptr * 2),
+                      shape=X.shape)
+    assert as_rows(D, keep_float32=True).data.dtype == np.float64
+
+
 def test_gradient_stop_is_scikit_learns_and_certified_stop_is_kept(breast_cancer_std):
     """stop='gradient' is L-BFGS-B's own test with scikit-learn's LogisticRegression
     settings: on the same objective both take the same iterations and end at the same w

@@ -9,6 +9,7 @@ import json
 import os
 import platform
 import subprocess
+import textwrap
 import time
 from pathlib import Path
 
@@ -223,7 +224,9 @@ def load(name):
 
 
 def describe(rec):
-    """One or two lines saying when, where and at which commit a saved run ran.
+    """Lines saying when, where and at which commit a saved run ran, and which parts were
+    re-run later, when and at which commit (``rec['updates']``: its problems or input
+    forms; lines of at most 88 characters).
 
     Parameters
     ----------
@@ -239,6 +242,11 @@ def describe(rec):
     >>> from rlmlib.book.records import describe, load
     >>> describe(load("pegasos_experiments_full")).startswith("recorded run: started")
     True
+    >>> rec = dict(load("pegasos_experiments_full"), updates=[{"forms": ["CSR float32"],
+    ...     "date": "2026-11-29T10:00:00Z", "commit": "0123456789abcdef",
+    ...     "rlmlib_modified": False}])
+    >>> describe(rec).splitlines()[-1]
+    'CSR float32 re-run 2026-11-29T10:00:00Z at commit 0123456789'
     """
     st, pv = rec["started"], rec["provenance"]
     workers = (f", {pv['cluster']['workers_used']} Dask workers" if "cluster" in pv
@@ -248,7 +256,8 @@ def describe(rec):
             f"({pv['machine']}{workers}, Python {pv['python']}, numba {pv['numba']})\n"
             f"rlmlib at commit {st['commit'][:10]}"
             + (" with local changes" if st["rlmlib_modified"] else "")
-            + "".join(f"\n{', '.join(u['problems'])} re-run {u['date']} at commit "
-                      f"{u['commit'][:10]}"
-                      + (" with local changes" if u["rlmlib_modified"] else "")
-                      for u in rec.get("updates", ())))
+            + "".join("\n" + textwrap.fill(
+                f"{', '.join(u.get('problems') or u.get('forms') or ())} re-run "
+                f"{u['date']} at commit {u['commit'][:10]}"
+                + (" with local changes" if u["rlmlib_modified"] else ""), width=88,
+                subsequent_indent="  ") for u in rec.get("updates", ())))

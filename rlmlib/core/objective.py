@@ -182,6 +182,50 @@ def mean_loss_derivs(code, z, y, out):
     return total / m
 
 
+#: rows per block of :func:`mean_loss_grad_blocks`: the block's rows (about 64 x 12 bytes per
+#: non-zero, a few kB on text data) are still in cache when the scatter reads them again
+GRAD_BLOCK = 64
+
+
+@njit(cache=True)
+def mean_loss_grad_blocks(data, indices, indptr, w, y, code, grad, zb):
+    """Mean loss and grad = (1/m) X^T loss'(X w, y) (written into grad) in one pass over
+    CSR rows, ``zb.shape[0]`` rows at a time: their margins z_i = <w, x_i>, then
+    loss'(z_i, y_i) / m, then the scatter of those rows into grad while they are in cache.
+
+    The same operations in the same order as ``z = X @ w`` (scipy's CSR product: each
+    z_i summed from 0.0 over the row as stored), :func:`mean_loss_derivs` and
+    ``X.T @ d`` (scipy's CSC product of the transpose: grad[c] += x_ic d_i, rows in
+    order), so the same bits, reading X once instead of twice. ``indices`` and ``indptr``
+    unsigned (:func:`rlmlib.core.rows.unsigned_index`); ``data`` float64, or float32
+    (each entry widened exactly, the arithmetic in float64). Returns (row, f): row = -1
+    and f the mean loss, or the first row whose margin is not finite (grad is then
+    meaningless: the caller takes the overflow-safe :func:`mean_loss_grad`)."""
+    m = indptr.shape[0] - 1
+    B = zb.shape[0]
+    grad[:] = 0.0
+    total = 0.0
+    for r0 in range(0, m, B):
+        r1 = min(r0 + B, m)
+        for i in range(r0, r1):
+            z = 0.0
+            for j in range(indptr[i], indptr[i + 1]):
+                z += np.float64(data[j]) * w[indices[j]]
+            zb[i - r0] = z
+        for i in range(r0, r1):
+            if not np.isfinite(zb[i - r0]):
+                return np.int64(i), 0.0
+        for i in range(r0, r1):
+            z = zb[i - r0]
+            total += loss_value(code, z, y[i])
+            zb[i - r0] = loss_deriv(code, z, y[i]) / m
+        for i in range(r0, r1):
+            d = zb[i - r0]
+            for j in range(indptr[i], indptr[i + 1]):
+                grad[indices[j]] += np.float64(data[j]) * d
+    return np.int64(-1), total / m
+
+
 # ------------------------------------------------------------------------------ regularizer
 # r(w) = ||w||_p^2 / (2(p-1)) is phi_p of rlmlib.pnorm: one overflow-safe implementation
 # (max|w_i| factored out) serves the objective, the reference solver and the PGS chapter.

@@ -96,12 +96,15 @@ class Problem:
     compact_dense : bool
         Dense X as compact rows (kernels with a ``dense`` flag) or as a CSR view (default
         True; ``self.dense`` tells which the kernel got).
+    keep_float32 : bool
+        A float32 sparse X keeps its float32 values (``rlmlib.core.rows.as_rows``): only for
+        solvers whose kernels widen each entry exactly (lbfgs).
     """
 
     def __init__(self, name, X, y, *, sigma, loss, epochs=None, T=None, k=1, seed=0,
                  order="reshuffle", orders=ORDERS[:3], n_checkpoints=None, X_test=None,
                  y_test=None, progress=False, losses=None, sigma_zero=False, p=2.0,
-                 penalty="l2", compact_dense=True):
+                 penalty="l2", compact_dense=True, keep_float32=False):
         from .objective import check_p
 
         self.name = name
@@ -134,7 +137,8 @@ class Problem:
         self.progress = bool(progress)
         start = time.perf_counter()
         self.rows, self.y, self.classes = check_X_y(X, y, task=self.task,
-                                                     compact_dense=compact_dense)
+                                                     compact_dense=compact_dense,
+                                                     keep_float32=keep_float32)
         self.check_seconds = time.perf_counter() - start  # res.info["check_seconds"]
         self.dense = is_compact(self.rows)  # m = 1 dense rows are valid CSR rows too
         self.m = n_rows(self.rows)

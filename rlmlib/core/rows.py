@@ -28,7 +28,8 @@ class Rows(_RowsBase):
     Attributes
     ----------
     data : numpy.ndarray of float64
-        The stored values, row after row.
+        The stored values, row after row (float32 when a float32 sparse matrix was checked
+        with ``keep_float32=True``: lbfgs's one-pass gradient widens each entry exactly).
     indices : numpy.ndarray of int32
         Column of each value (for compact dense rows, ``arange(n)`` once).
     indptr : numpy.ndarray of int64, length m + 1
@@ -244,7 +245,7 @@ def _check_structure(X, name):
             raise ValueError(f"{name} is a malformed BSR matrix: {e}") from e
 
 
-def as_rows(X, name="X", compact_dense=False):
+def as_rows(X, name="X", compact_dense=False, keep_float32=False):
     """Check a data matrix and return it as :class:`Rows` (CSR arrays for the kernels).
 
     Accepts a 2-D array-like of real numbers or any scipy.sparse matrix/array (converted to
@@ -260,6 +261,11 @@ def as_rows(X, name="X", compact_dense=False):
         The argument's name in error messages.
     compact_dense : bool
         Keep dense rows compact (see above).
+    keep_float32 : bool
+        Keep the float32 values of a sparse matrix as they are (no float64 copy): for
+        callers whose kernels widen each entry exactly (``rlmlib.lbfgs``); the pass and
+        its statistics are the same as on the float64 copy. A matrix with duplicate
+        entries is still summed in float64.
 
     Returns
     -------
@@ -302,7 +308,7 @@ def as_rows(X, name="X", compact_dense=False):
         if X.format != "csr":
             _check_structure(X, name)  # before tocsr: scipy's converters trust the structure
             X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR
-        return _csr_rows(X, name)
+        return _csr_rows(X, name, keep_float32)
 
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of real numbers, got {_show(X)}")
@@ -364,7 +370,7 @@ def _stats(data, R, nsub, nzero):
     return RowStats(float(R), tiny, int(nzero))
 
 
-def _csr_rows(X, name):
+def _csr_rows(X, name, keep_float32=False):
     """Rows of a CSR matrix after the one validation pass (structure, finiteness, scale,
     duplicates): the caller's arrays as they are (no copy of float64 data and int32
     indices), column indices in any order within a row (no kernel needs them sorted:
@@ -373,7 +379,8 @@ def _csr_rows(X, name):
     kernel)."""
     indptr, indices, nnz, m, n = _compressed_arrays(X, name)
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    data = np.ascontiguousarray(X.data, dtype=np.float64)  # float32/int upcast
+    data = np.ascontiguousarray(X.data, dtype=np.float32 if keep_float32 and
+                                X.data.dtype == np.float32 else np.float64)  # upcast
     fault, pos, R, nsub, nzero, _, dups = scan_csr(data, indices, indptr.view(np.uint64),
                                                    np.uint64(m), np.uint64(n))
     if 1 <= fault <= 3:
@@ -385,14 +392,54 @@ def _csr_rows(X, name):
     if dups:
         import scipy.sparse as sp
 
-        C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
-        C.has_canonical_format = False
-        C.sum_duplicates()  # sorts each row and adds duplicates up, once
+        data = np.asarray(data, dtype=np.float64)  # sums in float64, whatever X holds
+        # rows whose columns never decrease: scipy's sums straight into new arrays (numpy's
+        # own: numba's allocations of this size took 3 times as long in page faults)
+        out, cols = np.empty(nnz - dups), np.empty(nnz - dups, np.int32)
+        ptr = np.empty(m + 1, np.int64)
+        if _sum_adjacent_duplicates(data, indices, indptr, out, cols, ptr) == nnz - dups:
+            C = sp.csr_matrix((out, cols, ptr), shape=X.shape, copy=False)
+        else:
+            C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
+            C.has_canonical_format = False
+            C.sum_duplicates()  # sorts each row and adds duplicates up, once
         return _csr_rows(C, name)
     indices = np.ascontiguousarray(indices, dtype=np.int32)
     rows = Rows(data, indices, indptr, int(n), True)
     rows.stats = _stats(data, R, nsub, nzero)
     return rows
+
+
+@njit(cache=True)
+def _sum_adjacent_duplicates(data, indices, indptr, out, cols, ptr):
+    """scipy's ``sum_duplicates`` of a checked CSR matrix whose every row has
+    non-decreasing columns (scipy then skips its sort): each run of equal columns becomes
+    one entry, its values added left to right from the first (as scipy's
+    ``csr_sum_duplicates``; sums that are zero are kept), written into ``out`` (float64),
+    ``cols`` and ``ptr`` (m + 1 entries), whose length is the number of entries after
+    the sum. Returns that number, or -1 at the first row that has a strict descent or
+    when ``out`` is too short (the caller then sorts, as scipy does)."""
+    m = indptr.shape[0] - 1
+    k_out = out.shape[0]
+    ptr[0] = 0
+    k = 0
+    for i in range(m):
+        jj = indptr[i]
+        end = indptr[i + 1]
+        while jj < end:
+            c = indices[jj]
+            x = np.float64(data[jj])
+            jj += 1
+            while jj < end and indices[jj] == c:
+                x += data[jj]
+                jj += 1
+            if (jj < end and indices[jj] < c) or k >= k_out:
+                return np.int64(-1)
+            out[k] = x
+            cols[k] = c
+            k += 1
+        ptr[i + 1] = k
+    return np.int64(k)
 
 
 #: rows whose sum of squares lies in [_NORM_LO, inf) take sqrt(sum) as their norm; the
@@ -407,7 +454,7 @@ def _slow_row(data, a, b):
     that no square over- or underflows (the rare rows the fast path leaves)."""
     M = 0.0
     for j in range(a, b):
-        x = data[j]
+        x = np.float64(data[j])
         if not math.isfinite(x):
             return math.nan, np.int64(j)
         M = max(M, abs(x))
@@ -415,7 +462,7 @@ def _slow_row(data, a, b):
         return 0.0, np.int64(-1)
     acc = 0.0
     for j in range(a, b):
-        u = data[j] / M
+        u = np.float64(data[j]) / M
         acc += u * u
     return M * math.sqrt(acc), np.int64(-1)
 
@@ -483,7 +530,7 @@ def _scan_block(data, indices, indptr, nnz, n, r0, r1):
         v = 0
         prev = np.int64(-1)
         for j in range(a, b):  # branch-free: vectorizes
-            x = data[j]
+            x = np.float64(data[j])  # float32 data (keep_float32) widened exactly
             acc += x * x
             ax = abs(x)
             ns += (ax < 2.2250738585072014e-308) & (ax != 0.0)
@@ -500,10 +547,17 @@ def _scan_block(data, indices, indptr, nnz, n, r0, r1):
         # a row that neither strictly increases nor strictly decreases (the order scipy's
         # products leave) may hold a duplicate: look, while it is in cache, once every
         # column so far is known to lie in [0, n) (else the verdict reports the fault)
-        if u > 0 and v > 1 and lo >= 0 and hi < np.int64(n):
-            if marker.shape[0] == 0:
-                marker = np.full(np.int64(n), np.int64(-1))
-            dups += _row_duplicates(indices, a, b, marker, np.int64(i))
+        # (a non-decreasing row's duplicates are its u entries equal to the one before,
+        # a non-increasing row's its v - 1: counted without the marker)
+        if u > 0 and v > 1:
+            if v == b - a:
+                dups += u
+            elif u == b - a - 1:
+                dups += v - 1
+            elif lo >= 0 and hi < np.int64(n):
+                if marker.shape[0] == 0:
+                    marker = np.full(np.int64(n), np.int64(-1))
+                dups += _row_duplicates(indices, a, b, marker, np.int64(i))
         A, Rs, bad = _fold_row(data, a, b, acc, A, Rs, bad)
     return np.int64(0), A, Rs, bad, nsub, nzero, descents, dups, lo, hi
 
@@ -899,7 +953,7 @@ def _two_labels(yv, out):
     return lo, hi, ok
 
 
-def check_X_y(X, y, task="binary", compact_dense=False):
+def check_X_y(X, y, task="binary", compact_dense=False, keep_float32=False):
     """Check data and labels together, as every solver does before its first step.
 
     Parameters
@@ -911,7 +965,7 @@ def check_X_y(X, y, task="binary", compact_dense=False):
         maps to -1, the larger to +1. task='regression': real, finite targets.
     task : {'binary', 'regression'}
         What ``y`` holds.
-    compact_dense : bool
+    compact_dense, keep_float32 : bool
         As in :func:`as_rows`.
 
     Returns
@@ -940,7 +994,7 @@ def check_X_y(X, y, task="binary", compact_dense=False):
     ...
     ValueError: ...
     """
-    rows = as_rows(X, compact_dense=compact_dense)
+    rows = as_rows(X, compact_dense=compact_dense, keep_float32=keep_float32)
     yf, classes = check_y(y, n_rows(rows), task=task)
     return rows, yf, classes
 

@@ -3,6 +3,7 @@
 
     .venv/bin/python benchmarks/bench_inputs.py                 # 50,000 RCV1-like rows
     .venv/bin/python benchmarks/bench_inputs.py --rows 20000 --reps 3 --record
+    .venv/bin/python benchmarks/bench_inputs.py --record --update --forms "CSR float32"
 
 For each input form (canonical CSR; unsorted CSR, as ``diags(1/norms) @ X`` leaves it; CSR
 with duplicates, every entry stored as two halves; CSC; COO; float32; int64 indices; int and
@@ -18,7 +19,10 @@ C order) shows as the peer's cost too. The sparse forms hold the same matrix (th
 row-normalized RCV1-like set); the dense forms an ALPHA-like dense set. With
 ``--record`` the result is written to ``data/recorded/bench_inputs_full.json``
 (:mod:`rlmlib.book.records`) with the commit, the machine and its load average; the
-benchmarks page reads its tables from there.
+benchmarks page reads its tables from there. ``--record --update --forms A B`` re-runs
+only those forms, with the saved record's setup, in place of their old entries, keeps the
+others, and lists the re-run (forms, commit, date, loads) in the record's ``updates``
+(shown by :func:`rlmlib.book.records.describe`).
 
 The machine is shared: only ratios within one run mean anything, and the load average is
 recorded beside them.
@@ -324,6 +328,58 @@ def checks(rec):
                      for r in [head] + body)
 
 
+#: the input forms, in the order :func:`run` measures them
+FORMS = ("CSR canonical", "CSR unsorted (diags @ X)", "CSR with duplicates", "CSC", "COO",
+         "CSR float32", "CSR int64 indices", "int labels 0/1", "string labels",
+         "CSR memory-mapped", "dense C-ordered", "dense Fortran-ordered")
+
+
+def merge(rec, new, started, load_start, load_end):
+    """The saved record ``rec`` with the forms of the re-run ``new`` (:func:`run`'s result)
+    in place of their old entries (the others kept, in their order), and the re-run listed
+    in ``rec['updates']``: its forms, commit, date, whether rlmlib had local changes, and
+    the load averages at its start and end. The record's own provenance stays that of its
+    first run. ``rec`` is not modified.
+
+    Examples
+    --------
+    >>> rec = {"forms": {"A": {"check_spmv": 1.0}, "B": {"check_spmv": 2.0}}}
+    >>> new = {"forms": {"B": {"check_spmv": 0.5}}}
+    >>> st = {"date": "d", "commit": "c" * 40, "rlmlib_modified": False}
+    >>> out = merge(rec, new, st, [1.0], [2.0])
+    >>> {k: v["check_spmv"] for k, v in out["forms"].items()}, out["updates"][0]["forms"]
+    ({'A': 1.0, 'B': 0.5}, ['B'])
+    """
+    import copy
+
+    out = copy.deepcopy(rec)
+    out["forms"].update(copy.deepcopy(new["forms"]))
+    out.setdefault("updates", []).append(dict(
+        forms=list(new["forms"]), **started, load_start=list(load_start),
+        load_end=list(load_end)))
+    return out
+
+
+def update(forms):
+    """Re-run ``forms`` with the saved record's setup and write the merged record
+    (:func:`merge`) back to ``data/recorded/bench_inputs_full.json``."""
+    import json
+
+    from rlmlib.book import records
+
+    rec = records.load("bench_inputs_full")
+    st = rec["setup"]
+    started = records.start()["started"]
+    load0 = os.getloadavg()
+    new = run(st["rows"], st["dense_rows"], st["reps"], forms)
+    rec = records.plain(merge(rec, new, started, load0, os.getloadavg()))
+    path = records.path_of("bench_inputs_full")
+    path.write_text(json.dumps(rec, indent=1) + "\n")
+    print(table(rec))
+    print(f"updated {path.name}: {', '.join(forms)} re-run at {started['commit'][:10]}")
+    return rec
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=50_000)
@@ -332,11 +388,23 @@ def main(argv=None):
     ap.add_argument("--record", action="store_true",
                     help="save to data/recorded/bench_inputs_full.json")
     ap.add_argument("--forms", nargs="+", help="only these input forms (names as printed)")
+    ap.add_argument("--update", action="store_true",
+                    help="with --record and --forms: re-run only those forms (the saved "
+                    "record's setup) into the saved record, keep the others, and list the "
+                    "re-run (its commit, date and load) in the record's 'updates'")
     ap.add_argument("--solvers", nargs="*", default=list(PEERS),
                     help="only these solvers (none: the validation passes alone)")
     a = ap.parse_args(argv)
+    unknown = sorted(set(a.forms or ()) - set(FORMS))
+    if unknown:
+        ap.error(f"unknown forms {unknown}; the forms are {', '.join(map(repr, FORMS))}")
+    if a.update:
+        if not (a.record and a.forms) or set(a.forms) == set(FORMS) \
+                or tuple(a.solvers) != PEERS:
+            ap.error("--update needs --record, a subset of --forms and every solver")
+        return update(a.forms)
     if a.record and (a.forms or tuple(a.solvers) != PEERS):
-        ap.error("--record takes every form and every solver")
+        ap.error("--record takes every form and every solver (or --update --forms)")
     from rlmlib.book import records
 
     rec = records.start()
