@@ -120,7 +120,18 @@ MATH_PROBLEMS_JS = """
     const have = d.clientWidth;
     if (need > have + 1) wide.push([Math.round(need), have, tex(d)]);
   }
-  return [errors, wide];
+  // an inline formula does not wrap: it must end within its block's content box
+  const inline = [];
+  for (const s of document.querySelectorAll('span.math')) {
+    const c = s.querySelector('mjx-container');
+    if (!c || s.offsetParent === null) continue;
+    let b = s.parentElement;
+    while (b && getComputedStyle(b).display.startsWith('inline')) b = b.parentElement;
+    const right = b.getBoundingClientRect().right - parseFloat(getComputedStyle(b).paddingRight);
+    const over = c.getBoundingClientRect().right - right;
+    if (over > 1) inline.push([Math.round(over), tex(s)]);
+  }
+  return [errors, wide, inline];
 """
 
 
@@ -141,10 +152,13 @@ def test_page(browser, server, page):
               .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 80));
         """)
         assert not untypeset, f"{page}: equations not typeset: {untypeset[:5]}"
-        errors, wide = browser.execute_script(MATH_PROBLEMS_JS)
+        errors, wide, inline = browser.execute_script(MATH_PROBLEMS_JS)
         assert not errors, f"{page}: MathJax errors: {errors[:5]}"
         assert not wide, (f"{page}: {len(wide)} display equations wider than the text "
                           f"column at 1280 px (needed / available px, TeX): {wide[:5]}")
+        assert not inline, (f"{page}: {len(inline)} inline formulas run past the text "
+                            f"column at 1280 px (px over, TeX; split the formula or make it "
+                            f"a display): {inline[:5]}")
     # raw TeX delimiters left in the prose (code blocks excluded) mean a formula was missed
     raw = browser.execute_script("""
         const w = document.createTreeWalker(document.querySelector('main') || document.body,
