@@ -143,6 +143,13 @@ def check_int(name, v, lo=1, hi=None):
     return v
 
 
+def check_bool(name, v):
+    """True or False (numpy's bools too); returns it as bool."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {v!r}")
+    return bool(v)
+
+
 def check_interval(name, v, lo, hi, lo_closed=True, hi_closed=True):
     """A finite real number in the interval given by lo, hi and the closedness flags."""
     interval = ("[" if lo_closed else "(") + f"{lo}, {hi}" + ("]" if hi_closed else ")")

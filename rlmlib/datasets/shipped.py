@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ..core.checks import check_bool
+
 #: Data directory of the repository; ``RLMLIB_DATA_DIR`` or ``data_dir=`` override it.
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
@@ -303,8 +305,7 @@ def load_dataset(name, *, standardize=False, data_dir=None):
     if not isinstance(name, str) or name not in _LOADERS:
         raise ValueError(f"name must be one of {', '.join(repr(k) for k in DATASETS)}, "
                          f"got {name!r}")
-    if not isinstance(standardize, (bool, np.bool_)):
-        raise TypeError(f"standardize must be True or False, got {standardize!r}")
+    check_bool("standardize", standardize)
     if name == "spam":
         if standardize:
             raise ValueError("standardize=True is for the dense data sets; 'spam' is sparse "

@@ -31,7 +31,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_interval, check_positive, sigma_keyword
+from ..core.checks import check_bool, check_interval, check_positive, sigma_keyword
 from ..core.losses import loss_deriv
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
@@ -259,10 +259,7 @@ def adam(X, y, *, sigma, epochs=10, loss="logistic", step=DEFAULT_STEP,
     beta1 = check_interval("beta1", beta1, 0.0, 1.0, True, False)
     beta2 = check_interval("beta2", beta2, 0.0, 1.0, False, False)
     eps = check_positive("eps", eps)
-    for name, flag in (("amsgrad", amsgrad), ("lazy", lazy)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
-    amsgrad, lazy = bool(amsgrad), bool(lazy)
+    amsgrad, lazy = check_bool("amsgrad", amsgrad), check_bool("lazy", lazy)
     W = adam_scale_bound(eta, beta1, beta2, p.total, p.n)
     p.check_scale(W, "step T sqrt(n) / sqrt((1 - beta2)(1 - beta1^2/beta2))")
     w, m, v = np.zeros(p.n), np.zeros(p.n), np.zeros(p.n)

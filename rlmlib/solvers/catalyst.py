@@ -22,7 +22,8 @@ import math
 
 import numpy as np
 
-from ..core.checks import check_int, check_interval, check_positive, sigma_keyword
+from ..core.checks import (check_bool, check_int, check_interval, check_positive,
+                           sigma_keyword)
 from .katyusha import snapshot_gradient
 from .saga import saga_catch_up_all, saga_steps
 from .vr import accelerated_problem, warn_step_limit
@@ -137,9 +138,7 @@ def catalyst(X, y, *, sigma, epochs=20, loss="logistic", tau=None, inner=None, s
             warn_step_limit("catalyst", step, Lmax, "max_i smoothness * ||x_i||^2",
                             "1/(3 L_max)")
     inner = m if inner is None else check_int("inner", inner)
-    if not isinstance(certify, (bool, np.bool_)):
-        raise TypeError(f"certify must be True or False, got {certify!r}")
-    certify = bool(certify) and tau > 0.0
+    certify = check_bool("certify", certify) and tau > 0.0
     q = sigma / (sigma + tau)
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
     sig_in = sigma + tau

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_int, check_memory, check_seed, sigma_keyword
+from ..core.checks import check_bool, check_int, check_memory, check_seed, sigma_keyword
 from ..core.order import ORDERS, ExampleStream, check_order
 from ..core.prefetch import prefetch_ahead
 from ..core.problem import Problem, chunks  # noqa: F401  (chunks: public here too)
@@ -237,8 +237,7 @@ def pegasos(X, y, *, sigma, T, k=1, project=True, seed=0, order="replacement",
     >>> res.predict(X).tolist()
     [1, 1, -1, -1]
     """
-    if not isinstance(project, (bool, np.bool_)):
-        raise TypeError(f"project must be True or False, got {project!r}")
+    check_bool("project", project)
     check_memory("k", check_int("k", k), 16 * k, "two arrays of k entries")
     p = Problem("pegasos", X, y, sigma=sigma, loss="hinge", T=T, k=k, seed=seed, order=order,
                 orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test, y_test=y_test,

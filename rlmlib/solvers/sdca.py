@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..core.checks import sigma_keyword
+from ..core.checks import check_bool, sigma_keyword
 from ..core.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
@@ -114,8 +114,7 @@ def sdca(X, y, *, sigma, epochs=10, loss="hinge", shrinking=True, seed=0, order=
     # ||x_i||^2 / (sigma m) is each coordinate's curvature: an infinite one freezes alpha_i
     P.check_scale(*P.minimizer_bound(), extra=((P.R * P.R, "max||x_i||^2 (the dual "
                                                 "coordinates' curvature)"),))
-    if not isinstance(shrinking, (bool, np.bool_)):
-        raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
+    check_bool("shrinking", shrinking)
     sigma, m, n, code, yf, dense = P.sigma, P.m, P.n, P.code, P.y, P.dense
     sm = sigma * m
     q = np.full(m, -1.0)  # ||x_i||^2 / (σm), formed by the kernel at the first visit of i

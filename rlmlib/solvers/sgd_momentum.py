@@ -25,7 +25,7 @@ table has m + 1 entries; a step costs O(nnz(x_j)), a segment O(n) more.
 import numpy as np
 from numba import njit
 
-from ..core.checks import check_interval, check_positive, sigma_keyword
+from ..core.checks import check_bool, check_interval, check_positive, sigma_keyword
 from ..core.losses import LOSSES, loss_deriv
 from ..core.order import ORDERS
 from ..core.prefetch import prefetch_ahead
@@ -213,8 +213,7 @@ def sgd_momentum(X, y, *, sigma, epochs=20, loss="logistic", beta=0.9, nesterov=
     True
     """
     beta = check_interval("beta", beta, 0.0, 1.0, hi_closed=False)
-    if not isinstance(nesterov, (bool, np.bool_)):
-        raise TypeError(f"nesterov must be True or False, got {nesterov!r}")
+    check_bool("nesterov", nesterov)
     P = Problem("sgd_momentum", X, y, sigma=sigma, loss=loss, epochs=epochs, seed=seed,
                 order=order, orders=ORDERS, n_checkpoints=n_checkpoints, X_test=X_test,
                 y_test=y_test, progress=progress, losses=LOSSES_SMOOTH, compact_dense=False)

@@ -31,15 +31,21 @@ from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
 
 @njit(cache=True)
+def kahan_add(tot, c, x):
+    """Kahan's compensated sum: (tot, c) after adding x to tot, c its running
+    compensation (tot + c is the sum so far)."""
+    v = x - c
+    t = tot + v
+    return t, (t - tot) - v
+
+
+@njit(cache=True)
 def kahan_dot(a, b):
     """<a, b> summed with Kahan's compensation (no BLAS call: ddot wakes its threads)."""
     tot = 0.0
     c = 0.0
     for j in range(a.shape[0]):
-        v = a[j] * b[j] - c
-        t = tot + v
-        c = (t - tot) - v
-        tot = t
+        tot, c = kahan_add(tot, c, a[j] * b[j])
     return tot
 
 
@@ -93,10 +99,7 @@ def svrg_snapshot(data, indices, indptr, y, Q, shift, code, va, vb, last, Sa, Sb
                 Sa[indices[p]] += g * data[p]
             for q in range(r):
                 Sb[q] += g * Q[i, q]
-        v = val - c
-        t = tot + v
-        c = (t - tot) - v
-        tot = t
+        tot, c = kahan_add(tot, c, val)
     return tot
 
 
@@ -114,14 +117,8 @@ def snapshot_direction(va, Sa, rho, c, keep, D):
         keep[j] = a
         d = rho * a + c * Sa[j]
         D[j] = d
-        v1 = a * a - c1
-        t1 = s1 + v1
-        c1 = (t1 - s1) - v1
-        s1 = t1
-        v2 = d * d - c2
-        t2 = s2 + v2
-        c2 = (t2 - s2) - v2
-        s2 = t2
+        s1, c1 = kahan_add(s1, c1, a * a)
+        s2, c2 = kahan_add(s2, c2, d * d)
     return s1, s2
 
 
@@ -136,10 +133,7 @@ def catch_up_norm2(va, vb, last, Sa, state):
         a = (va[j] - Sa[j] * (cum - last[j])) * s
         va[j] = a
         last[j] = 0.0
-        v = a * a - comp
-        t = tot + v
-        comp = (t - tot) - v
-        tot = t
+        tot, comp = kahan_add(tot, comp, a * a)
     for q in range(vb.shape[0]):
         vb[q] *= s
     state[0] = 1.0
