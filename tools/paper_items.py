@@ -86,8 +86,13 @@ def render(rows: list[dict], known: dict[str, str]) -> str:
                              f"{cell(r['reason'])} |")
         lines += ["::::", ""]
     text = "\n".join(lines)
-    # the round-trip form tools/normalize_sources.py keeps every chapter in
-    return jupytext.writes(jupytext.reads(text, fmt="md:myst"), fmt="md:myst")
+    # the round-trip form tools/normalize_sources.py keeps every chapter in; with the
+    # kernelspec every chapter has, so that tools/execute.py executes it before the two
+    # HTML builds (without it both builds executed it at once and raced on the cache)
+    nb = jupytext.reads(text, fmt="md:myst")
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                 "name": "python3"}
+    return jupytext.writes(nb, fmt="md:myst")
 
 
 if __name__ == "__main__":
