@@ -1034,3 +1034,101 @@ def test_fixed_pass_threads_sets_the_threads_in_a_block_and_restores_them(monkey
                         or seen[-1])
     timing.cpu_difference(lambda k: [as_rows(X) for _ in range(k)])
     assert seen == [1, 1, 1]
+
+
+def _coo_cases(seed):
+    """COO matrices of one random CSR matrix, stored as users build them: row by row with
+    increasing columns (tocoo of a canonical CSR, float64 or float32, int64 rows, empty
+    rows first and last), and the forms that take scipy's conversion: columns shuffled
+    within rows, entries in any order, a duplicate entry."""
+    rng = np.random.default_rng(seed)
+    A = _random_csr(seed, m=300, density=0.05)
+    A = sp.vstack([sp.csr_matrix((2, A.shape[1])), A, sp.csr_matrix((3, A.shape[1]))])
+    C = A.tocsr().tocoo()
+    r, c, d = C.row, C.col, C.data
+    within = np.lexsort((rng.random(d.size), r))
+    anywhere = rng.permutation(d.size)
+    k = d.size // 2
+    dup = (np.insert(r, k, r[k]), np.insert(c, k, c[k]), np.insert(d, k, 0.25))
+    shape = C.shape
+    return {"in order": (C, True),
+            "in order, float32": (sp.coo_matrix((np.float32(1) + rng.random(d.size, np.float32),
+                                                 (r, c)), shape), True),
+            "in order, int64 rows": (sp.coo_matrix((d, (r.astype(np.int64), c)), shape), True),
+            "in order, coo_array": (sp.coo_array(C), True),
+            "shuffled within rows": (sp.coo_matrix((d[within], (r[within], c[within])), shape),
+                                     False),
+            "any order": (sp.coo_matrix((d[anywhere], (r[anywhere], c[anywhere])), shape),
+                          False),
+            "a duplicate": (sp.coo_matrix((dup[2], (dup[0], dup[1])), shape), False)}
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("keep_float32", [False, True])
+def test_coo_in_row_order_is_read_as_stored_and_equals_scipys_conversion(seed, keep_float32):
+    """A COO matrix stored row by row with increasing columns is read without scipy's
+    conversion (its column array is the kernels' indices: no copy), and every COO form
+    gives exactly the rows of ``as_rows(X.tocsr())``: the same arrays to the bit, the same
+    statistics."""
+    for what, (X, direct) in _coo_cases(seed).items():
+        rows = as_rows(X, keep_float32=keep_float32)
+        ref = as_rows(X.tocsr(), keep_float32=keep_float32)
+        for k in ("data", "indices", "indptr"):
+            a, b = getattr(rows, k), getattr(ref, k)
+            assert a.dtype == b.dtype and np.array_equal(a, b), (what, k)
+        assert rows.stats == ref.stats and rows.sparse, what
+        col = X.coords[1] if hasattr(X, "coords") else X.col
+        assert np.shares_memory(rows.indices, col) == direct, what
+
+
+@pytest.mark.parametrize("fault", ["column", "negative column", "row", "nan"])
+@pytest.mark.parametrize("ordered", [True, False])
+def test_coo_faults_get_the_coo_messages_in_either_order(fault, ordered):
+    """A fault in a COO matrix is reported as before the row-order path existed (it falls
+    back to the check of the COO structure), whether the entries are in row order or
+    not."""
+    X = sp.coo_matrix(([1.0, 2.0, 3.0], ([0, 1, 1], [0, 1, 2])), shape=(2, 3))
+    if not ordered:
+        X = sp.coo_matrix((X.data[::-1].copy(), (X.row[::-1].copy(), X.col[::-1].copy())),
+                          shape=(2, 3))
+    k = 1
+    if fault == "column":
+        X.col[k], pattern = 7, "malformed COO matrix: column index 7 is outside"
+    elif fault == "negative column":
+        X.col[k], pattern = -1, "malformed COO matrix: column index -1 is outside"
+    elif fault == "row":
+        X.row[-1], pattern = 2, "malformed COO matrix: row index 2 is outside"
+    else:
+        X.data[k], pattern = np.nan, "X must not contain NaN or inf, found nan"
+    with pytest.raises(ValueError, match=pattern):
+        as_rows(X)
+
+
+@pytest.mark.parametrize("n", [1, 7, 300, 20_000])
+def test_dense_pass_counts_zeros_and_subnormals_across_blocks(n):
+    """The dense pass counts zeros and subnormal entries a block of rows at a time: the
+    counts, the smallest subnormal and the first NaN's position are exact whatever the
+    row length (rows shorter and longer than a block) and wherever the entries sit, on
+    one thread and on several."""
+    from rlmlib.core.rows import _scan_dense, _scan_dense_par
+
+    rng = np.random.default_rng(n)
+    m = max(2, 60_000 // n)
+    X = rng.standard_normal((m, n))
+    flat = X.reshape(-1)
+    zeros = rng.choice(flat.size, flat.size // 5, replace=False)
+    flat[zeros] = 0.0
+    subs = rng.choice(np.setdiff1d(np.arange(flat.size), zeros), 3, replace=False)
+    flat[subs] = [5e-324, -3e-310, 2.2e-308]
+    out = _scan_dense(flat, np.uint64(m), np.uint64(n))
+    assert out[0] == -1 and out[2] == 3 and out[3] == zeros.size
+    R = max(np.linalg.norm(row) for row in X)
+    assert out[1] == pytest.approx(R, rel=1e-13)
+    for threads, blocks in [(2, 2), (2, 7), (3, 5)]:
+        par = _scan_dense_par(flat, m, np.uint64(n), threads, blocks)
+        assert par[0] == -1 and par[2:] == out[2:] and par[1] == pytest.approx(R, rel=1e-13)
+    rows = as_rows(X)
+    assert rows.stats.tiny == 5e-324 and rows.stats.zeros == zeros.size
+    where = int(rng.integers(flat.size))
+    flat[where] = np.nan
+    assert _scan_dense(flat, np.uint64(m), np.uint64(n))[0] == where

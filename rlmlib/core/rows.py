@@ -305,6 +305,10 @@ def as_rows(X, name="X", compact_dense=False, keep_float32=False):
             )
         if n > np.iinfo(np.int32).max:
             raise ValueError(f"{name} has {n} columns; at most 2**31-1 are supported")
+        if X.format == "coo":
+            rows = _coo_rows_in_order(X, name, keep_float32)
+            if rows is not None:
+                return rows
         if X.format != "csr":
             _check_structure(X, name)  # before tocsr: scipy's converters trust the structure
             X = X.tocsr()  # CSC, COO, LIL, DOK, BSR, ... become CSR
@@ -370,6 +374,55 @@ def _stats(data, R, nsub, nzero):
     return RowStats(float(R), tiny, int(nzero))
 
 
+def _coo_rows_in_order(X, name, keep_float32):
+    """Rows of a COO matrix whose entries are stored row by row with strictly increasing
+    columns in each row (the order ``tocoo()`` of a canonical CSR leaves, and the usual
+    order of matrices built row by row): its ``col`` and ``data`` as they are (no copy of
+    float64 values and int32 columns) with a row pointer built in one pass over ``row``
+    (:func:`_rows_pointer`), then the one validation pass. These are the arrays scipy's
+    ``tocsr()`` would build (its conversion keeps the stored order, and such rows need no
+    sum), so the results are the same to the bit, without its copy and its check for
+    canonical rows. None for anything else (rows out of order, unsorted or repeated
+    columns, a structure fault, NaN or inf): the caller then checks and converts as for
+    any other format, with that format's error messages."""
+    m, n = X.shape
+    coords = getattr(X, "coords", None) or (X.row, X.col)
+    r, c = (np.asarray(a) for a in coords)
+    data = np.asarray(X.data)
+    if (data.ndim != 1 or r.ndim != 1 or c.ndim != 1 or r.dtype.kind not in "iu"
+            or c.dtype != np.int32 or not (r.shape[0] == c.shape[0] == data.shape[0])
+            or not r.flags.c_contiguous or not c.flags.c_contiguous):
+        return None
+    indptr = np.empty(m + 1, np.int64)
+    if not _rows_pointer(r, np.int64(m), indptr):
+        return None
+    return _csr_arrays_rows(data, c, indptr, X.shape, name, keep_float32, in_order=True)
+
+
+@njit(cache=True)
+def _rows_pointer(r, m, indptr):
+    """Whether the row indices r (of stored entries) never decrease and lie in [0, m),
+    with indptr filled as the CSR row pointer of those entries when they do: one pass."""
+    nnz = r.shape[0]
+    if nnz > 0 and (r[0] < 0 or r[nnz - 1] >= m):
+        return False
+    cur = np.int64(0)
+    indptr[0] = 0
+    prev = np.int64(0)
+    for k in range(nnz):
+        v = np.int64(r[k])
+        if v < prev:
+            return False
+        while cur < v:
+            cur += 1
+            indptr[cur] = k
+        prev = v
+    while cur < m:
+        cur += 1
+        indptr[cur] = nnz
+    return True
+
+
 def _csr_rows(X, name, keep_float32=False):
     """Rows of a CSR matrix after the one validation pass (structure, finiteness, scale,
     duplicates): the caller's arrays as they are (no copy of float64 data and int32
@@ -377,16 +430,28 @@ def _csr_rows(X, name, keep_float32=False):
     DESIGN.md, "One validation pass"); only a matrix holding duplicate entries is summed
     and sorted once, on a copy (scipy's meaning of duplicates, their sum, for every
     kernel)."""
-    indptr, indices, nnz, m, n = _compressed_arrays(X, name)
+    indptr, indices, _, _, _ = _compressed_arrays(X, name)
+    return _csr_arrays_rows(X.data, indices, indptr, X.shape, name, keep_float32)
+
+
+def _csr_arrays_rows(data, indices, indptr, shape, name, keep_float32=False,
+                     in_order=False):
+    """:func:`_csr_rows` of the CSR arrays (data, indices, indptr) of a matrix of shape
+    ``shape`` whose lengths are checked; ``in_order``: None unless every row's columns
+    strictly increase and the pass finds no fault (:func:`_coo_rows_in_order`)."""
+    m, n = shape
+    nnz = indices.shape[0]
     indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    data = np.ascontiguousarray(X.data, dtype=np.float32 if keep_float32 and
-                                X.data.dtype == np.float32 else np.float64)  # upcast
-    fault, pos, R, nsub, nzero, _, dups = scan_csr(data, indices, indptr.view(np.uint64),
-                                                   np.uint64(m), np.uint64(n))
+    data = np.ascontiguousarray(data, dtype=np.float32 if keep_float32 and
+                                data.dtype == np.float32 else np.float64)  # upcast
+    fault, pos, R, nsub, nzero, ordered, dups = scan_csr(
+        data, indices, indptr.view(np.uint64), np.uint64(m), np.uint64(n))
+    if in_order and (fault or not ordered):
+        return None
     if 1 <= fault <= 3:
-        _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, X.shape)
+        _raise_structure(name, "csr", fault, pos, int(indptr[pos]), indptr, nnz, shape)
     if fault == 4:
-        _raise_structure(name, "csr", fault, pos, int(indices[pos]), indptr, nnz, X.shape)
+        _raise_structure(name, "csr", fault, pos, int(indices[pos]), indptr, nnz, shape)
     if fault == 5:
         raise ValueError(f"{name} must not contain NaN or inf, found {data[pos]}")
     if dups:
@@ -398,9 +463,9 @@ def _csr_rows(X, name, keep_float32=False):
         out, cols = np.empty(nnz - dups), np.empty(nnz - dups, np.int32)
         ptr = np.empty(m + 1, np.int64)
         if _sum_adjacent_duplicates(data, indices, indptr, out, cols, ptr) == nnz - dups:
-            C = sp.csr_matrix((out, cols, ptr), shape=X.shape, copy=False)
+            C = sp.csr_matrix((out, cols, ptr), shape=shape, copy=False)
         else:
-            C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=X.shape)
+            C = sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=shape)
             C.has_canonical_format = False
             C.sum_duplicates()  # sorts each row and adds duplicates up, once
         return _csr_rows(C, name)
