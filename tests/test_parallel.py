@@ -36,10 +36,17 @@ def no_scheduler_env_and_close_embedded():
     parallel.close()
     if saved is not None:
         os.environ[parallel.ENV] = saved
-    time.sleep(0.2)
-    alive = [pid for pid in before if psutil.pid_exists(pid)
-             and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE]
-    assert not alive, [psutil.Process(p).cmdline() for p in alive]
+    # they exit on their own after close (a loaded machine may take a moment: waited for,
+    # up to 60 s, not a fixed sleep that a busy CI runner outlasts)
+    procs = []
+    for pid in before:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(procs, timeout=60)
+    alive = [p for p in alive if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert not alive, [p.cmdline() for p in alive]
 
 
 def same_result(a, b):
