@@ -142,7 +142,8 @@ def catalyst(X, y, *, sigma, epochs=20, loss="logistic", tau=None, inner=None, s
     q = sigma / (sigma + tau)
     b = (1.0 - math.sqrt(q)) / (1.0 + math.sqrt(q))
     sig_in = sigma + tau
-    w, last, h, table = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m)
+    W = np.zeros((n, 3))  # w, h and last side by side, as in saga
+    w, h, last, table = W[:, 0], W[:, 1], W[:, 2], np.zeros(m)
     state = np.array([1.0, 0.0, 0.0])  # saga_steps' [s, cum, t]
     x_prev, y_k = np.zeros(n), np.zeros(n)
 
@@ -185,7 +186,7 @@ def catalyst(X, y, *, sigma, epochs=20, loss="logistic", tau=None, inner=None, s
 
     def get_w():
         saga_catch_up_all(w, last, h, state, step, sig_in, False)
-        return w
+        return np.ascontiguousarray(w)  # w is a column of W
 
     params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "tau": float(tau),
               "q": q, "extrapolation": b, "step": float(step), "L_max": Lmax,

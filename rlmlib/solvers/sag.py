@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..core.checks import sigma_keyword
-from ..core.prefetch import prefetch_ahead
+from ..core.prefetch import AHEAD, prefetch, prefetch_ahead
 from ..core.losses import loss_deriv
 from .vr import RENORM, catch_up_all, problem_for, row_margin, solver_setup
 
@@ -38,6 +38,10 @@ def sag_steps(data, indices, indptr, y, Q, e, alpha2, rho, shift, code, eta, va,
     for k in range(start, stop):
         i = order[k]
         prefetch_ahead(data, indices, indptr, order, k, stop, True)
+        if k + AHEAD < stop:  # prefetch the label, table entry and shift (random reads)
+            prefetch(y, order[k + AHEAD])
+            prefetch(gtab, order[k + AHEAD])
+            prefetch(shift, order[k + AHEAD])
         a = indptr[i]
         b = indptr[i + 1]
         z = s * row_margin(data, indices, a, b, Q, i, va, vb, Sa, last, cum)  # <w, x_i>

@@ -27,7 +27,7 @@ from numba import njit
 from ..core.checks import check_choice, check_positive, sigma_keyword
 from ..core.losses import LOSSES, loss_deriv
 from ..core.order import ORDERS
-from ..core.prefetch import prefetch_ahead
+from ..core.prefetch import AHEAD, prefetch, prefetch_ahead
 from ..core.problem import Problem
 from .l1 import soft
 from .vr import RENORM, check_curvature, row_norms2, warn_step_limit
@@ -111,7 +111,10 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
             warn_step_limit("saga", step, Lmax, "max_i smoothness * ||x_i||^2",
                             "1/(3 L_max)")
     l1 = penalty == "l1"
-    w, last, gbar, table = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(m)
+    # w, ḡ and last side by side, one row of W per coordinate: a step reads all three at
+    # the row's coordinates, scattered over n, and then finds them in one cache line
+    W = np.zeros((n, 3))
+    w, gbar, last, table = W[:, 0], W[:, 1], W[:, 2], np.zeros(m)
     state = np.array([1.0, 0.0, 0.0])  # [s, cum, t] (l2: scale and running sum; l1: t)
 
     def steps(rows, yy, ind, ptr, idx, start, stop, t, look):
@@ -120,7 +123,7 @@ def saga(X, y, *, sigma, epochs=10, loss="logistic", penalty="l2", step=None, se
 
     def get_w():
         saga_catch_up_all(w, last, gbar, state, step, sigma, l1)
-        return w
+        return np.ascontiguousarray(w)  # w is a column of W
 
     params = {"sigma": sigma, "epochs": P.epochs, "loss": loss, "penalty": penalty,
               "step": float(step), "L_max": Lmax, "seed": P.seed, "order": P.order}
@@ -196,7 +199,8 @@ def saga_steps(data, indices, indptr, y, code, eta, sigma, l1, w, last, gbar, ta
     """SAGA steps on examples order[start:stop], in place (module docstring).
 
     l2: w holds v with x = s v, state = [s, cum, t]; l1: w is x, last[k] the step count at
-    which coordinate k was last brought up to date."""
+    which coordinate k was last brought up to date. The columns of a row are distinct
+    (checked rows), so the loop of the step reads each ḡ_q before it moves ḡ_q."""
     m = indptr.shape[0] - 1
     s = state[0]
     cum = state[1]
@@ -206,6 +210,9 @@ def saga_steps(data, indices, indptr, y, code, eta, sigma, l1, w, last, gbar, ta
     for k in range(start, stop):
         j = order[k]
         prefetch_ahead(data, indices, indptr, order, k, stop, True)
+        if k + AHEAD < stop:  # the example's label and table entry, random reads too
+            prefetch(y, order[k + AHEAD])
+            prefetch(table, order[k + AHEAD])
         a = indptr[j]
         b = indptr[j + 1]
         z = 0.0
@@ -217,33 +224,36 @@ def saga_steps(data, indices, indptr, y, code, eta, sigma, l1, w, last, gbar, ta
                 last[q] = t
                 z += data[p] * u
         else:
-            for p in range(a, b):
+            for p in range(a, b):  # (last[q] is set by the step below)
                 q = indices[p]
                 u = w[q] - gbar[q] * (cum - last[q])
                 w[q] = u
-                last[q] = cum
                 z += data[p] * u
             z *= s
         g = loss_deriv(code, z, y[j])  # ℓ'(<w, x_j>)
         d = g - table[j]
+        if d != 0.0:  # a_j <- g; ḡ <- ḡ + (g - a_j) x_j / m in the step's loop, below
+            table[j] = g
+        c = d / m
         if l1:  # w <- S_{ησ}(w - η (d x_j + ḡ)) on the row; ḡ is the old average
             for p in range(a, b):
                 q = indices[p]
-                w[q] = soft(w[q] - eta * (d * data[p] + gbar[q]), tau)
+                gq = gbar[q]
+                w[q] = soft(w[q] - eta * (d * data[p] + gq), tau)
                 last[q] = t + 1.0
+                if d != 0.0:
+                    gbar[q] = gq + c * data[p]
         else:  # x <- (x - η d x_j - η ḡ)/(1 + ησ), i.e. v <- v - (η/s)(d x_j + ḡ)
             f = eta / s
             cum += f
             for p in range(a, b):
                 q = indices[p]
-                w[q] -= f * (d * data[p] + gbar[q])
+                gq = gbar[q]
+                w[q] -= f * (d * data[p] + gq)
                 last[q] = cum
+                if d != 0.0:
+                    gbar[q] = gq + c * data[p]
             s *= shrink
-        if d != 0.0:  # ḡ <- ḡ + (g - a_j) x_j / m,  a_j <- g
-            table[j] = g
-            c = d / m
-            for p in range(a, b):
-                gbar[indices[p]] += c * data[p]
         t += 1.0
         if not l1 and s < RENORM:
             state[0] = s

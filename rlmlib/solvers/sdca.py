@@ -28,7 +28,7 @@ from numba import njit
 from ..core.checks import check_bool, sigma_keyword
 from ..core.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
 from ..core.order import ORDERS
-from ..core.prefetch import prefetch_ahead
+from ..core.prefetch import AHEAD, prefetch, prefetch_ahead
 from ..core.problem import Problem
 from ..core.rowops import axpy, dot
 
@@ -279,6 +279,10 @@ def sdca_steps(data, indices, indptr, y, code, q, sm, w, alpha, order, start, st
         if shrink and not active[i]:
             continue
         prefetch_ahead(data, indices, indptr, order, k, stop, not dense)
+        if k + AHEAD < stop:  # and its q, label and dual variable (random reads)
+            prefetch(q, order[k + AHEAD])
+            prefetch(y, order[k + AHEAD])
+            prefetch(alpha, order[k + AHEAD])
         a = indptr[i]
         b = indptr[i + 1]
         qi = q[i]
