@@ -76,6 +76,36 @@ def measure(names):
     return res
 
 
+
+def rows(rec):
+    """The recorded run as (header, rows) for :func:`rlmlib.book.captions.markdown_table`:
+    per solver, seconds of ``import rlmlib`` and of the first call with an empty numba cache
+    and with the filled one, and the load average while it ran.
+
+    Parameters
+    ----------
+    rec : dict
+        ``data/recorded/bench_cold_start.json`` (its ``'solvers'`` as :func:`measure`
+        returns them).
+
+    Returns
+    -------
+    (list of str, list of list of str)
+
+    Examples
+    --------
+    >>> one = {"import": 0.3, "first": 2.25, "second": 0.001}
+    >>> rec = {"solvers": {"sgd": {"cold": one, "warm": dict(one, first=0.16),
+    ...                            "load": 0.3}}}
+    >>> rows(rec)[1]
+    [['sgd', '0.30', '2.25', '0.30', '0.16', '0.3']]
+    """
+    head = ["solver", "import, empty cache (s)", "first call, empty cache (s)",
+            "import, filled cache (s)", "first call, filled cache (s)", "load"]
+    return head, [[k, f"{v['cold']['import']:.2f}", f"{v['cold']['first']:.2f}",
+                   f"{v['warm']['import']:.2f}", f"{v['warm']['first']:.2f}",
+                   f"{v['load']:.1f}"] for k, v in rec["solvers"].items()]
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--solvers", nargs="*", default=list(CALLS))
