@@ -1132,3 +1132,33 @@ def test_dense_pass_counts_zeros_and_subnormals_across_blocks(n):
     where = int(rng.integers(flat.size))
     flat[where] = np.nan
     assert _scan_dense(flat, np.uint64(m), np.uint64(n))[0] == where
+
+
+def _threaded_pass_in_child(queue):
+    from rlmlib.core.rows import _scan_csr_par
+
+    X = _random_csr(1)
+    queue.put(_scan_csr_par(*_scan_args(X), 2, 4))
+
+
+def test_threaded_pass_reuses_its_helper_threads_and_works_after_fork():
+    """The parallel pass keeps its helper threads between calls (the same pool object,
+    the same result every time) and a forked child, where the parent's threads do not
+    exist, starts its own instead of waiting for them forever."""
+    import multiprocessing as mp
+
+    from rlmlib.core import rows as rows_mod
+    from rlmlib.core.rows import _scan_csr, _scan_csr_par
+
+    X = _random_csr(1)
+    ref = _scan_csr(*_scan_args(X))
+    assert _scan_csr_par(*_scan_args(X), 2, 4) == ref
+    pool = rows_mod._pass_pool()
+    assert _scan_csr_par(*_scan_args(X), 3, 7) == ref and rows_mod._pass_pool() is pool
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_threaded_pass_in_child, args=(q,))
+    p.start()
+    out = q.get(timeout=60)
+    p.join(60)
+    assert p.exitcode == 0 and out == ref

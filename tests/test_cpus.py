@@ -75,3 +75,17 @@ def test_pass_threads_and_dask_workers_follow_the_quota(tmp_path, monkeypatch):
     monkeypatch.setattr(cpus, "PROC_CGROUP", str(tmp_path / "none"))
     assert rows.pass_threads() == 1 and parallel._n_cores() == 1
     assert rows._parallel_threads(10**9, 10**6) == 1
+
+
+def test_the_own_quota_is_read_again_after_its_time_to_live(tmp_path, monkeypatch):
+    """usable_cores() without arguments reuses what it read of this process's control
+    groups for CGROUP_TTL seconds (the validation pass asks at every call), then reads
+    the files again; other files (a changed CGROUP_ROOT) are read at once."""
+    _write(tmp_path / "cpu.max", "100000 100000\n")
+    monkeypatch.setattr(cpus, "CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(cpus, "PROC_CGROUP", str(tmp_path / "none"))
+    assert cpus.usable_cores() == 1
+    _write(tmp_path / "cpu.max", "max 100000\n")
+    assert cpus.usable_cores() == 1  # within the time to live: the quota read before
+    monkeypatch.setattr(cpus, "CGROUP_TTL", 0.0)
+    assert cpus.usable_cores() == len(os.sched_getaffinity(0))  # read again: no limit

@@ -9,11 +9,17 @@ cluster (``rlmlib.book.parallel``).
 """
 import math
 import os
+import time
 
 #: where the control-group files are read (cgroup v2 ``cpu.max``; v1 ``cpu/cpu.cfs_*``)
 CGROUP_ROOT = "/sys/fs/cgroup"
 #: the process's control groups, one line per hierarchy ("0::/path" for cgroup v2)
 PROC_CGROUP = "/proc/self/cgroup"
+#: seconds for which :func:`usable_cores` reuses what it read of the control groups (the
+#: validation pass asks at every call: reading the files took ~50 us, a tenth of the pass
+#: over a 20,000 x 300 array)
+CGROUP_TTL = 5.0
+_read = {}  # (CGROUP_ROOT, PROC_CGROUP) -> (time read, quota)
 
 
 def cgroup_cpus(root=None, proc=None):
@@ -106,7 +112,9 @@ def _ratio(quota, period):
 
 def usable_cores(root=None, proc=None):
     """Cores this process may use: its CPU affinity (``os.cpu_count()`` where there is
-    none), at most :func:`cgroup_cpus` rounded up; at least 1.
+    none), at most :func:`cgroup_cpus` rounded up; at least 1. Without ``root`` and
+    ``proc`` the quota read from :data:`CGROUP_ROOT` and :data:`PROC_CGROUP` is reused for
+    :data:`CGROUP_TTL` seconds (the affinity is asked every time).
 
     Parameters
     ----------
@@ -127,7 +135,15 @@ def usable_cores(root=None, proc=None):
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    limit = cgroup_cpus(root, proc)
+    if root is None and proc is None:  # this process's own files: read at most every TTL
+        key = (CGROUP_ROOT, PROC_CGROUP)
+        now = time.monotonic()
+        hit = _read.get(key)
+        if hit is None or now - hit[0] > CGROUP_TTL:
+            hit = _read[key] = (now, cgroup_cpus(*key))
+        limit = hit[1]
+    else:
+        limit = cgroup_cpus(root, proc)
     if limit is not None:
         cores = min(cores, math.ceil(limit))
     return max(1, cores)

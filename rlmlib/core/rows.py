@@ -9,8 +9,9 @@ and sparse input. Scalar arguments are checked in :mod:`rlmlib.core.checks`.
 import contextlib
 import itertools
 import math
-import threading
+import os
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -672,9 +673,9 @@ def _scan_csr(data, indices, indptr, m, n):
 def _run_blocks(scan, args, m, threads, blocks):
     """[scan(*args, r0, r1) for the ``blocks`` equal runs of rows r0..r1-1 of 0..m-1], the
     runs taken one after the other by ``threads`` Python threads (this one and ``threads -
-    1`` started here), each call with the GIL released (``scan`` is ``nogil``). Plain
-    threads, not numba's threading layer: GNU OpenMP's spinning threads cost several times
-    the pass on a loaded machine, and a process that used it cannot fork any more."""
+    1`` of :func:`_pass_pool`'s), each call with the GIL released (``scan`` is ``nogil``).
+    Plain threads, not numba's threading layer: GNU OpenMP's spinning threads cost several
+    times the pass on a loaded machine, and a process that used it cannot fork any more."""
     m = int(m)
     step = -(-m // blocks)
     out = [None] * blocks
@@ -691,15 +692,30 @@ def _run_blocks(scan, args, m, threads, blocks):
         except BaseException as e:  # raised in the calling thread below
             errors.append(e)
 
-    helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
-    for t in helpers:
-        t.start()
+    pool = _pass_pool() if threads > 1 else None
+    helpers = [pool.submit(work) for _ in range(threads - 1)]
     work()
-    for t in helpers:
-        t.join()
+    for h in helpers:
+        h.result()
     if errors:
         raise errors[0]
     return out
+
+
+_POOL = [None, None]  # (process id, executor)
+
+
+def _pass_pool():
+    """The threads that help :func:`_run_blocks`: :data:`MAX_PASS_THREADS` - 1 of them,
+    started at the first parallel pass of a process and kept (starting a thread at every
+    pass cost about a tenth of the pass over a 20,000 x 300 array); a forked child starts
+    its own (its parent's threads do not exist there). A helper whose turn comes after
+    the blocks are all taken returns at once, so concurrent passes share them safely."""
+    pid = os.getpid()
+    if _POOL[0] != pid:
+        _POOL[:] = [pid, ThreadPoolExecutor(max_workers=MAX_PASS_THREADS - 1,
+                                            thread_name_prefix="rlmlib-pass")]
+    return _POOL[1]
 
 
 def _scan_csr_par(data, indices, indptr, m, n, threads, blocks):
