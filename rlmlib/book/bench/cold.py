@@ -76,7 +76,6 @@ def measure(names):
     return res
 
 
-
 def rows(rec):
     """The recorded run as (header, rows) for :func:`rlmlib.book.captions.markdown_table`:
     per solver, seconds of ``import rlmlib`` and of the first call with an empty numba cache
@@ -105,6 +104,7 @@ def rows(rec):
     return head, [[k, f"{v['cold']['import']:.2f}", f"{v['cold']['first']:.2f}",
                    f"{v['warm']['import']:.2f}", f"{v['warm']['first']:.2f}",
                    f"{v['load']:.1f}"] for k, v in rec["solvers"].items()]
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
